@@ -1,0 +1,136 @@
+import { StationAgentError } from '../errors.js';
+
+/**
+ * Errors of the typed REST client. The split that matters is *when* a failure
+ * happened relative to the request reaching the service:
+ *
+ * - `NetworkError`: the request never left (connection refused, DNS, connect
+ *   timeout). Nothing can have been stored: a retry is safe.
+ * - `OutcomeUnknownError`: the request (or part of it) was sent, then the
+ *   connection timed out or was reset before a complete response. The service may
+ *   well have stored it (the real service times out while data still arrives), so a
+ *   blind retry can duplicate: the uploader reconciles before posting again.
+ * - `HttpStatusError`: a complete response with a non-2xx status.
+ * - `ServiceRejectedError`: a 2xx whose JSON says `success: false` or lacks the
+ *   created object's `id` (the real service answers a WAV upload with 415 but also
+ *   `success: true, id: null`; see HttpStatusError for the status).
+ */
+
+export type ApiErrorCode =
+  | 'ERR_NETWORK_BEFORE_SEND'
+  | 'ERR_OUTCOME_UNKNOWN'
+  | 'ERR_HTTP_STATUS'
+  | 'ERR_SERVICE_REJECTED';
+
+export abstract class ApiError extends StationAgentError {
+  abstract override readonly code: ApiErrorCode;
+  /** Method and redacted path, e.g. `POST /api/v1/stations/<token>/detections`. */
+  readonly request: string;
+
+  constructor(message: string, request: string, options?: ErrorOptions) {
+    super(`${message} (${request})`, options);
+    this.request = request;
+  }
+}
+
+export class NetworkError extends ApiError {
+  readonly code = 'ERR_NETWORK_BEFORE_SEND' as const;
+  /** The system's error code, e.g. ECONNREFUSED, ENOTFOUND, UND_ERR_CONNECT_TIMEOUT. */
+  readonly cause_code: string | undefined;
+
+  constructor(message: string, request: string, causeCode?: string, options?: ErrorOptions) {
+    super(message, request, options);
+    this.cause_code = causeCode;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), request: this.request, causeCode: this.cause_code };
+  }
+}
+
+export class OutcomeUnknownError extends ApiError {
+  readonly code = 'ERR_OUTCOME_UNKNOWN' as const;
+  readonly cause_code: string | undefined;
+
+  constructor(message: string, request: string, causeCode?: string, options?: ErrorOptions) {
+    super(message, request, options);
+    this.cause_code = causeCode;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), request: this.request, causeCode: this.cause_code };
+  }
+}
+
+export interface HttpErrorDetails {
+  status: number;
+  /** Parsed JSON body, or null when the body was not JSON. */
+  body: unknown;
+  /** The server's `message`, when it sent one. */
+  serverMessage: string | undefined;
+  /** The server's `errors` object (422 validation), when it sent one. */
+  errors: Record<string, string[]> | undefined;
+  /** True when an HTML page came back instead of JSON (gateways, proxies). */
+  html: boolean;
+  /** Milliseconds from a `Retry-After` header, when present and valid. */
+  retryAfterMs: number | undefined;
+}
+
+export class HttpStatusError extends ApiError implements HttpErrorDetails {
+  readonly code = 'ERR_HTTP_STATUS' as const;
+  readonly status: number;
+  readonly body: unknown;
+  readonly serverMessage: string | undefined;
+  readonly errors: Record<string, string[]> | undefined;
+  readonly html: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(request: string, details: HttpErrorDetails) {
+    super(describeHttp(details), request);
+    this.status = details.status;
+    this.body = details.body;
+    this.serverMessage = details.serverMessage;
+    this.errors = details.errors;
+    this.html = details.html;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+
+  override toJSON() {
+    return {
+      ...super.toJSON(),
+      request: this.request,
+      status: this.status,
+      serverMessage: this.serverMessage,
+      errors: this.errors,
+      html: this.html,
+      retryAfterMs: this.retryAfterMs,
+    };
+  }
+}
+
+export class ServiceRejectedError extends ApiError {
+  readonly code = 'ERR_SERVICE_REJECTED' as const;
+  readonly status: number;
+  readonly body: unknown;
+
+  constructor(message: string, request: string, status: number, body: unknown) {
+    super(message, request);
+    this.status = status;
+    this.body = body;
+  }
+
+  override toJSON() {
+    return { ...super.toJSON(), request: this.request, status: this.status };
+  }
+}
+
+function describeHttp(d: HttpErrorDetails): string {
+  const parts = [`HTTP ${d.status}`];
+  if (d.html) parts.push('(HTML page instead of JSON)');
+  if (d.serverMessage) parts.push(`: ${d.serverMessage}`);
+  if (d.errors) {
+    const fields = Object.entries(d.errors).map(([k, v]) => `${k} ${v.join(', ')}`);
+    if (fields.length) parts.push(`: ${fields.join('; ')}`);
+  }
+  return parts.join(' ');
+}

@@ -1,0 +1,2 @@
+// Placeholder entry point; the CLI (commander) is built in src/cli/.
+console.log('station-agent');

@@ -1,0 +1,88 @@
+import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../api/errors.js';
+import { errorCode, errorMessage } from '../errors.js';
+
+/**
+ * What the uploader does with a failed request: the decision table over error
+ * codes and statuses. Everything the uploader decides about a failure is here, so
+ * the rules can be read (and tested) in one place.
+ *
+ * | failure                                   | decision                                  |
+ * |-------------------------------------------|-------------------------------------------|
+ * | ERR_NETWORK_BEFORE_SEND                   | retry; counts toward the circuit breaker  |
+ * | ERR_OUTCOME_UNKNOWN (timeout/reset)       | unknown: reconcile before any new post    |
+ * | HTTP 5xx, 408, HTML page instead of JSON  | retry; counts toward the circuit breaker  |
+ * | HTTP 429, 503                             | retry after Retry-After; throttle         |
+ * | HTTP 401, 403, 404 on a station path      | pause everything: the token is rejected   |
+ * | HTTP 415 on a soundscape                  | pause soundscapes: the format is refused  |
+ * | HTTP 422                                  | fail this item with the service's message |
+ * | other HTTP 4xx                            | fail this item                            |
+ * | ERR_SERVICE_REJECTED (2xx, no id)         | fail this item                            |
+ * | local error (spool file gone, bad audio)  | fail this item                            |
+ *
+ * Transient failures never fail an item: there is no attempt limit, only a
+ * backoff cap. A station offline for a week still uploads everything afterwards.
+ */
+export type Decision =
+  | {
+      action: 'retry';
+      /** Honour as the minimum delay. */
+      retryAfterMs?: number;
+      /** The service is struggling (5xx, network): feed the circuit breaker. */
+      serviceDown: boolean;
+      /** The service asked us to slow down (429/503): halve the concurrency. */
+      throttle: boolean;
+      code: string;
+      message: string;
+    }
+  | { action: 'unknown'; code: string; message: string }
+  | { action: 'pause'; scope: 'station' | 'soundscapes'; reason: PauseReason; code: string; message: string }
+  | { action: 'fail'; code: string; message: string };
+
+export type PauseReason = 'token-rejected' | 'soundscape-format-rejected';
+
+export type ItemKind = 'recording' | 'detection';
+
+export function decide(err: unknown, kind: ItemKind): Decision {
+  if (err instanceof NetworkError) {
+    return { action: 'retry', serviceDown: true, throttle: false, code: err.code, message: err.message };
+  }
+  if (err instanceof OutcomeUnknownError) {
+    return { action: 'unknown', code: err.code, message: err.message };
+  }
+  if (err instanceof HttpStatusError) return decideHttp(err, kind);
+  if (err instanceof ServiceRejectedError) {
+    return { action: 'fail', code: err.code, message: err.message };
+  }
+  return { action: 'fail', code: errorCode(err), message: errorMessage(err) };
+}
+
+function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {
+  const { status } = err;
+  const base = { code: `HTTP_${status}`, message: err.message };
+  if (status === 429 || status === 503) {
+    return { action: 'retry', retryAfterMs: err.retryAfterMs, serviceDown: status === 503, throttle: true, ...base };
+  }
+  // A gateway's HTML page is never the service's verdict on the item itself.
+  if (status >= 500 || status === 408 || err.html) {
+    return { action: 'retry', retryAfterMs: err.retryAfterMs, serviceDown: true, throttle: false, ...base };
+  }
+  if (status === 401 || status === 403 || status === 404) {
+    return {
+      action: 'pause',
+      scope: 'station',
+      reason: 'token-rejected',
+      ...base,
+      message: `the service refused the station token (${err.message}); check service.token and service.baseUrl`,
+    };
+  }
+  if (status === 415 && kind === 'recording') {
+    return {
+      action: 'pause',
+      scope: 'soundscapes',
+      reason: 'soundscape-format-rejected',
+      ...base,
+      message: `the service refused the soundscape format (${err.message})`,
+    };
+  }
+  return { action: 'fail', ...base };
+}

@@ -1,2 +1,6 @@
-// Placeholder entry point; the CLI (commander) is built in src/cli/.
-console.log('station-agent');
+#!/usr/bin/env node
+import { buildProgram, runProgram } from './program.js';
+import { COMMANDS } from './commands/index.js';
+
+const code = await runProgram(buildProgram(COMMANDS), process.argv);
+process.exitCode = code;

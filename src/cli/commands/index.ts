@@ -1,0 +1,8 @@
+import type { RegisterCommand } from '../program.js';
+
+/**
+ * Every command of the CLI, in the order `--help` lists them. Each module registers
+ * its options and imports its heavy dependencies lazily inside the action, so that
+ * `station-agent status` does not pay for loading the HTTP server or the encoder.
+ */
+export const COMMANDS: RegisterCommand[] = [];

@@ -1,0 +1,25 @@
+import type {
+  Detection,
+  PostDetectionBody,
+  Soundscape,
+  StatsResponse,
+} from '../api/types.js';
+import type { ReconcileApi } from './reconcile.js';
+
+/**
+ * What the uploader needs from the service: a narrow view of the typed client,
+ * so that the uploader's rules can be read without the HTTP details.
+ */
+export interface UploadApi extends ReconcileApi {
+  uploadSoundscape(args: { timestamp: string; file: string; signal?: AbortSignal }): Promise<Soundscape>;
+  postDetection(body: PostDetectionBody, signal?: AbortSignal): Promise<Detection>;
+  /** A cheap authenticated read, used as the probe while uploads are paused. */
+  probe(signal?: AbortSignal): Promise<StatsResponse>;
+}
+
+/** Measurements the uploader reports (metrics and status subscribe to them). */
+export interface UploadObserver {
+  outcome?(kind: 'recording' | 'detection', outcome: UploadOutcome, durationMs: number, bytes?: number): void;
+}
+
+export type UploadOutcome = 'uploaded' | 'reconciled' | 'retry' | 'unknown' | 'failed' | 'paused';

@@ -1,0 +1,103 @@
+import type { PostDetectionBody } from '../api/types.js';
+import type { UploadApi } from './ports.js';
+import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
+import type { UploadQueue } from './upload-queue.js';
+
+/** A recording claimed for upload: its FLAC is in the spool. */
+export interface ClaimedRecording {
+  id: number;
+  timestamp: string;
+  spoolPath: string;
+  durationS: number | null;
+  attempts: number;
+  /** It was `unknown`: look for it at the service before posting. */
+  reconcile: boolean;
+}
+
+/** A detection claimed for upload, with its soundscape's service id when it has one. */
+export interface ClaimedDetection {
+  id: number;
+  timestamp: string;
+  scientificName: string;
+  commonName: string;
+  confidence: number;
+  startS: number;
+  endS: number;
+  lat: number | null;
+  lon: number | null;
+  soundscapeRemoteId: number | null;
+  attempts: number;
+  reconcile: boolean;
+}
+
+export interface SendContext {
+  api: UploadApi;
+  queue: UploadQueue;
+  species: SpeciesIdCache;
+  signal: AbortSignal;
+}
+
+export interface SendResult {
+  remoteId: number;
+  reconciled: boolean;
+  bytes?: number;
+}
+
+/**
+ * Uploads one soundscape, or adopts the one the service already has. The service's
+ * id is stored in the same transaction that marks the recording uploaded, which is
+ * what makes its detections due.
+ */
+export async function sendRecording(ctx: SendContext, item: ClaimedRecording): Promise<SendResult> {
+  if (item.reconcile) {
+    const found = await findSoundscape(
+      ctx.api,
+      { timestamp: item.timestamp, durationS: item.durationS },
+      (id) => ctx.queue.isRemoteIdTaken('recording', id, item.id),
+      ctx.signal,
+    );
+    if (found != null) {
+      ctx.queue.markUploaded('recording', item.id, found);
+      return { remoteId: found, reconciled: true };
+    }
+  }
+  const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, file: item.spoolPath, signal: ctx.signal });
+  ctx.queue.markUploaded('recording', item.id, soundscape.id);
+  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
+}
+
+export async function sendDetection(ctx: SendContext, item: ClaimedDetection): Promise<SendResult> {
+  if (item.reconcile) {
+    const found = await findDetection(
+      ctx.api,
+      item,
+      ctx.species,
+      (id) => ctx.queue.isRemoteIdTaken('detection', id, item.id),
+      ctx.signal,
+    );
+    if (found != null) {
+      ctx.queue.markUploaded('detection', item.id, found);
+      return { remoteId: found, reconciled: true };
+    }
+  }
+  const detection = await ctx.api.postDetection(detectionBody(item), ctx.signal);
+  ctx.queue.markUploaded('detection', item.id, detection.id);
+  return { remoteId: detection.id, reconciled: false };
+}
+
+export function detectionBody(item: ClaimedDetection): PostDetectionBody {
+  const body: PostDetectionBody = {
+    timestamp: item.timestamp,
+    commonName: item.commonName,
+    scientificName: item.scientificName,
+    confidence: item.confidence,
+  };
+  if (item.lat != null) body.lat = item.lat;
+  if (item.lon != null) body.lon = item.lon;
+  if (item.soundscapeRemoteId != null) {
+    body.soundscapeId = item.soundscapeRemoteId;
+    body.soundscapeStartTime = item.startS;
+    body.soundscapeEndTime = item.endS;
+  }
+  return body;
+}

@@ -1,0 +1,325 @@
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import { AdaptiveConcurrency } from './adaptive-concurrency.js';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { decide, type Decision, type ItemKind, type PauseReason } from './decide.js';
+import type { UploadApi, UploadObserver } from './ports.js';
+import { SpeciesIdCache } from './reconcile.js';
+import { sendDetection, sendRecording, type SendContext, type ClaimedDetection, type ClaimedRecording } from './send.js';
+import type { UploadQueue } from './upload-queue.js';
+
+export interface UploaderOptions {
+  /** Most requests in flight; the adaptive limit moves between 1 and this. */
+  concurrency: number;
+  backoff: BackoffOptions;
+  /** How often a paused or tripped uploader probes the service. */
+  probeIntervalMs: number;
+  /** Detections whose audio could not be spooled go without a soundscape after this. */
+  noSoundscapeAfterMs: number;
+  now?: () => number;
+}
+
+export interface UploaderStatus {
+  running: boolean;
+  inFlight: number;
+  concurrencyLimit: number;
+  circuit: CircuitState;
+  circuitRetryAt: number | null;
+  probes: number;
+  paused: { reason: string; message: string; since: number }[];
+  lastSuccessAt: number | null;
+  lastError: { message: string; code: string; at: number } | null;
+}
+
+/** Something other than the service that holds all uploads (an unsynchronised clock). */
+export type HoldCheck = () => string | null;
+
+/** Why uploads are not flowing: the service's verdicts, or the station's own clock. */
+export type HoldReason = PauseReason | 'clock-unsynchronized';
+
+/**
+ * The upload loop. It claims due items from the queue as slots free up, sends
+ * them, and turns every failure into a queue transition through the decision table
+ * in `decide.ts`. Recordings go before detections (a detection is only due once
+ * its soundscape has the service's id); claims alternate between the newest and
+ * the oldest items so a backlog of days never starves today's recordings.
+ */
+export class Uploader {
+  private readonly circuit: CircuitBreaker;
+  private readonly concurrency: AdaptiveConcurrency;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly species = new SpeciesIdCache();
+  private readonly pauses = new Map<HoldReason, { message: string; since: number; probeAt: number }>();
+  private readonly now: () => number;
+  private running = false;
+  private loopDone: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private newestFirst = true;
+  private probing = false;
+  private lastSuccessAt: number | null = null;
+  private lastError: UploaderStatus['lastError'] = null;
+
+  constructor(
+    private readonly queue: UploadQueue,
+    private readonly api: UploadApi,
+    private readonly log: Logger,
+    private readonly options: UploaderOptions,
+    private readonly holdCheck: HoldCheck = () => null,
+    private readonly observer: UploadObserver = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.circuit = new CircuitBreaker({
+      now: this.now,
+      minOpenMs: Math.min(5_000, options.probeIntervalMs),
+      maxOpenMs: options.probeIntervalMs,
+    });
+    this.concurrency = new AdaptiveConcurrency(options.concurrency);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** New work was queued: look now instead of at the next timer. */
+  notify(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Stops claiming, aborts what is in flight (those items become `unknown` and are
+   * reconciled on the next start), and waits for the queue writes to finish.
+   */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.abort.abort();
+    this.wake?.();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  status(): UploaderStatus {
+    return {
+      running: this.running,
+      inFlight: this.inFlight.size,
+      concurrencyLimit: this.concurrency.limit,
+      circuit: this.circuit.current,
+      circuitRetryAt: this.circuit.retryAt || null,
+      probes: this.circuit.probes,
+      paused: [...this.pauses].map(([reason, p]) => ({ reason, message: p.message, since: p.since })),
+      lastSuccessAt: this.lastSuccessAt,
+      lastError: this.lastError,
+    };
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let waitMs: number;
+      try {
+        waitMs = this.fill();
+      } catch (err) {
+        // A queue error (disk full, locked database) must not kill the loop: log and retry.
+        this.log.error({ err: errorMessage(err) }, 'upload loop: queue error');
+        waitMs = 5_000;
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(10, waitMs));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  /** Starts as many sends as the limits allow; returns how long to sleep before looking again. */
+  private fill(): number {
+    const now = this.now();
+    const idle = this.options.probeIntervalMs;
+    const hold = this.holdCheck();
+    if (hold) {
+      this.setHold(hold);
+      return Math.min(idle, 30_000);
+    }
+    this.pauses.delete('clock-unsynchronized');
+
+    const stationPause = this.pauses.get('token-rejected');
+    if (stationPause) {
+      if (now >= stationPause.probeAt && !this.probing) this.track(this.probeStation());
+      return Math.max(1_000, stationPause.probeAt - now);
+    }
+
+    const circuit = this.circuit.current;
+    if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
+
+    let slots = this.concurrency.limit - this.inFlight.size;
+    if (circuit === 'half-open') slots = this.inFlight.size === 0 ? 1 : 0;
+    if (slots <= 0) return idle;
+
+    const order = this.newestFirst ? 'newest' : 'oldest';
+    this.newestFirst = !this.newestFirst;
+
+    const soundscapePause = this.pauses.get('soundscape-format-rejected');
+    const recordingsAllowed = !soundscapePause || now >= soundscapePause.probeAt;
+    let started = 0;
+    if (recordingsAllowed) {
+      const limit = soundscapePause ? 1 : slots;
+      for (const item of this.queue.claimRecordings({ now, limit, order })) {
+        if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
+        this.launch('recording', item);
+        started++;
+      }
+    }
+    if (started < slots) {
+      for (const item of this.queue.claimDetections({
+        now,
+        limit: slots - started,
+        order,
+        noAudioAfterMs: this.options.noSoundscapeAfterMs,
+      })) {
+        this.launch('detection', item);
+        started++;
+      }
+    }
+    if (started > 0) return idle;
+    const next = this.queue.nextDueAt();
+    return next == null ? idle : Math.min(idle, Math.max(10, next - now));
+  }
+
+  private launch(kind: 'recording', item: ClaimedRecording): void;
+  private launch(kind: 'detection', item: ClaimedDetection): void;
+  private launch(kind: ItemKind, item: ClaimedRecording | ClaimedDetection): void {
+    if (this.circuit.tryAcquire() === 'wait') {
+      // Claimed just as the circuit opened: give it back untouched.
+      this.queue.unclaim(kind, item.id, item.reconcile);
+      return;
+    }
+    const ctx: SendContext = {
+      api: this.api,
+      queue: this.queue,
+      species: this.species,
+      signal: this.abort.signal,
+    };
+    const started = this.now();
+    const task =
+      kind === 'recording'
+        ? sendRecording(ctx, item as ClaimedRecording)
+        : sendDetection(ctx, item as ClaimedDetection);
+    this.track(
+      task.then(
+        (result) => {
+          this.circuit.success();
+          this.concurrency.success();
+          this.lastSuccessAt = this.now();
+          if (kind === 'recording') this.pauses.delete('soundscape-format-rejected');
+          this.observer.outcome?.(kind, result.reconciled ? 'reconciled' : 'uploaded', this.now() - started, result.bytes);
+          this.log.info(
+            { kind, item: item.id, remoteId: result.remoteId, reconciled: result.reconciled || undefined },
+            result.reconciled ? `${kind} already at the service: id adopted` : `${kind} uploaded`,
+          );
+        },
+        (err: unknown) => this.handleFailure(kind, item, err, started),
+      ),
+    );
+  }
+
+  private handleFailure(kind: ItemKind, item: ClaimedRecording | ClaimedDetection, err: unknown, started: number): void {
+    const stopping = this.abort.signal.aborted;
+    const d: Decision = decide(err, kind);
+    const now = this.now();
+    this.lastError = { message: d.message, code: d.code, at: now };
+    const elapsed = now - started;
+    switch (d.action) {
+      case 'retry': {
+        if (d.serviceDown) this.circuit.failure();
+        else this.circuit.release();
+        if (d.throttle) this.concurrency.throttled();
+        const delay = backoffDelay(item.attempts, this.options.backoff, d.retryAfterMs);
+        this.queue.retryLater(kind, item.id, item.reconcile, { error: d.message, code: d.code, nextAttemptAt: now + delay });
+        this.observer.outcome?.(kind, 'retry', elapsed);
+        this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);
+        return;
+      }
+      case 'unknown': {
+        if (!stopping) this.circuit.failure();
+        const delay = stopping ? 0 : backoffDelay(item.attempts, this.options.backoff);
+        this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
+        this.observer.outcome?.(kind, 'unknown', elapsed);
+        this.log.warn(
+          { kind, item: item.id, code: d.code },
+          stopping
+            ? `${kind} upload abandoned at shutdown; it will be reconciled before any new post`
+            : `${kind} upload outcome unknown; it will be reconciled before any new post: ${d.message}`,
+        );
+        return;
+      }
+      case 'pause': {
+        this.circuit.release();
+        this.queue.retryLater(kind, item.id, item.reconcile, { error: d.message, code: d.code, nextAttemptAt: now, countAttempt: false });
+        this.setPause(d.reason, d.message);
+        this.observer.outcome?.(kind, 'paused', elapsed);
+        return;
+      }
+      case 'fail': {
+        this.circuit.release();
+        this.queue.fail(kind, item.id, { error: d.message, code: d.code });
+        this.observer.outcome?.(kind, 'failed', elapsed);
+        this.log.error({ kind, item: item.id, code: d.code }, `${kind} failed, not retried automatically: ${d.message}`);
+        return;
+      }
+    }
+  }
+
+  private setPause(reason: PauseReason, message: string): void {
+    if (!this.pauses.has(reason)) {
+      this.log.error({ pause: reason }, `uploads paused: ${message}`);
+    }
+    const now = this.now();
+    this.pauses.set(reason, {
+      message,
+      since: this.pauses.get(reason)?.since ?? now,
+      probeAt: now + this.options.probeIntervalMs,
+    });
+  }
+
+  /** A hold that does not come from the service (the clock) shows in status like a pause. */
+  private setHold(message: string): void {
+    if (!this.pauses.has('clock-unsynchronized')) {
+      this.log.warn({ pause: 'clock-unsynchronized' }, `uploads held: ${message}`);
+      this.pauses.set('clock-unsynchronized', { message, since: this.now(), probeAt: Infinity });
+    }
+  }
+
+  private async probeStation(): Promise<void> {
+    this.probing = true;
+    try {
+      await this.api.probe(this.abort.signal);
+      this.pauses.delete('token-rejected');
+      this.log.info('the service accepts the station token again: uploads resume');
+    } catch (err) {
+      const d = decide(err, 'detection');
+      const pause = this.pauses.get('token-rejected');
+      if (pause) pause.probeAt = this.now() + this.options.probeIntervalMs;
+      if (d.action !== 'pause') this.log.debug({ code: d.code }, 'probe failed');
+    } finally {
+      this.probing = false;
+      this.notify();
+    }
+  }
+
+  private track(task: Promise<void>): void {
+    this.inFlight.add(task);
+    void task
+      .catch((err: unknown) => this.log.error({ err: errorMessage(err) }, 'upload task crashed'))
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.notify();
+      });
+  }
+}

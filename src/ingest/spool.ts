@@ -1,0 +1,84 @@
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, open, rename, rm, statfs } from 'node:fs/promises';
+import path from 'node:path';
+import { StationAgentError } from '../errors.js';
+
+/**
+ * The spool: the agent's own copies of audio waiting to be encoded and uploaded,
+ * under `dataDir/spool`. The analyzerpi analyzer deletes each WAV seconds after
+ * analysing it, uploaded or not, so the agent takes its own reference the moment a
+ * WAV appears: a hard link costs no space and no write; where the spool is on
+ * another filesystem (a RAM disk, another card) it copies instead.
+ */
+export class DiskFullError extends StationAgentError {
+  readonly code = 'ERR_DISK_FULL';
+}
+
+export class Spool {
+  readonly dir: string;
+  readonly incomingDir: string;
+
+  constructor(dataDir: string) {
+    this.dir = path.join(dataDir, 'spool');
+    this.incomingDir = path.join(this.dir, 'incoming');
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.incomingDir, { recursive: true, mode: 0o700 });
+  }
+
+  /** Where a recording's audio lives in the spool. */
+  pathFor(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  /**
+   * Takes a reference to `source` under `dest` in the spool: a hard link, or a
+   * crash-safe copy (to `.part`, fsync, rename) across filesystems.
+   * @returns how the file came: 'link' or 'copy'
+   */
+  async take(source: string, dest: string): Promise<'link' | 'copy'> {
+    await rm(dest, { force: true });
+    try {
+      await link(source, dest);
+      return 'link';
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // EXDEV: another filesystem; EPERM/EACCES: links refused (protected_hardlinks, FAT).
+      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP') throw this.wrap(err, source);
+    }
+    const part = `${dest}.part`;
+    try {
+      await copyFile(source, part, constants.COPYFILE_FICLONE);
+      const fh = await open(part, 'r+');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(part, dest);
+      return 'copy';
+    } catch (err) {
+      await rm(part, { force: true });
+      throw this.wrap(err, source);
+    }
+  }
+
+  async remove(file: string): Promise<void> {
+    await rm(file, { force: true });
+  }
+
+  /** Free bytes on the spool's filesystem. */
+  async freeBytes(): Promise<number> {
+    const s = await statfs(this.dir);
+    return s.bavail * s.bsize;
+  }
+
+  private wrap(err: unknown, source: string): Error {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      return new DiskFullError(`no space left in the spool ${this.dir} for ${source}`, { cause: err });
+    }
+    return err as Error;
+  }
+}

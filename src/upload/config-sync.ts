@@ -1,0 +1,113 @@
+import type { Logger } from 'pino';
+import type { ConfigUpdateBody, StationConfigRecord } from '../api/types.js';
+import { CONFIG_RANGES } from '../api/types.js';
+import { errorMessage } from '../errors.js';
+import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { decide } from './decide.js';
+
+/**
+ * Keeps the station's settings at the service equal to `station.settings` of the
+ * config: pushes them on start and whenever the config file changes, stores the
+ * returned station record, and retries transient failures with backoff until it
+ * succeeds or is superseded by a newer push.
+ */
+export interface ConfigSyncApi {
+  updateConfig(body: ConfigUpdateBody, signal?: AbortSignal): Promise<StationConfigRecord>;
+}
+
+export interface ConfigSyncStore {
+  saveStationRecord(record: StationConfigRecord): void;
+  saveSyncState(state: ConfigSyncState): void;
+}
+
+export interface ConfigSyncState {
+  state: 'idle' | 'pending' | 'synced' | 'retrying' | 'rejected';
+  at: number;
+  error?: string;
+  attempts?: number;
+}
+
+/** Problems with the documented ranges, checked before anything is sent. */
+export function checkSettings(settings: ConfigUpdateBody): string[] {
+  const problems: string[] = [];
+  for (const [key, [min, max]] of Object.entries(CONFIG_RANGES)) {
+    const value = settings[key as keyof typeof CONFIG_RANGES];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || Number.isNaN(value) || value < min || value > max) {
+      problems.push(`station.settings.${key} must be between ${min} and ${max} (got ${JSON.stringify(value)})`);
+    }
+  }
+  return problems;
+}
+
+export class ConfigSync {
+  private generation = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly abort = new AbortController();
+  private current: ConfigSyncState = { state: 'idle', at: Date.now() };
+
+  constructor(
+    private readonly api: ConfigSyncApi,
+    private readonly store: ConfigSyncStore,
+    private readonly log: Logger,
+    private readonly backoff: BackoffOptions,
+  ) {}
+
+  get state(): ConfigSyncState {
+    return this.current;
+  }
+
+  /** Pushes `settings` (a newer push supersedes a pending retry). Resolves after the first attempt. */
+  async push(settings: ConfigUpdateBody): Promise<void> {
+    const gen = ++this.generation;
+    if (this.timer) clearTimeout(this.timer);
+    if (Object.keys(settings).length === 0) {
+      this.setState({ state: 'idle', at: Date.now() });
+      return;
+    }
+    const problems = checkSettings(settings);
+    if (problems.length) {
+      this.setState({ state: 'rejected', at: Date.now(), error: problems.join('; ') });
+      this.log.error(`config sync: not pushed: ${problems.join('; ')}`);
+      return;
+    }
+    await this.attempt(settings, gen, 0);
+  }
+
+  stop(): void {
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
+  }
+
+  private async attempt(settings: ConfigUpdateBody, gen: number, attempt: number): Promise<void> {
+    if (gen !== this.generation) return;
+    this.setState({ state: attempt === 0 ? 'pending' : 'retrying', at: Date.now(), attempts: attempt });
+    try {
+      const record = await this.api.updateConfig(settings, this.abort.signal);
+      if (gen !== this.generation) return;
+      this.store.saveStationRecord(record);
+      this.setState({ state: 'synced', at: Date.now(), attempts: attempt + 1 });
+      this.log.info({ station: record.id }, 'config sync: station settings pushed');
+    } catch (err) {
+      if (gen !== this.generation || this.abort.signal.aborted) return;
+      const d = decide(err, 'detection');
+      if (d.action === 'retry' || d.action === 'unknown') {
+        // A config update is idempotent: re-posting after an unknown outcome is safe.
+        const delay = backoffDelay(attempt, this.backoff, d.action === 'retry' ? d.retryAfterMs : undefined);
+        this.setState({ state: 'retrying', at: Date.now(), error: d.message, attempts: attempt + 1 });
+        this.log.warn({ retryInMs: delay }, `config sync failed, will retry: ${d.message}`);
+        this.timer = setTimeout(() => void this.attempt(settings, gen, attempt + 1), delay);
+        this.timer.unref();
+        return;
+      }
+      this.setState({ state: 'rejected', at: Date.now(), error: d.message || errorMessage(err), attempts: attempt + 1 });
+      this.log.error(`config sync: the service rejected the station settings: ${d.message}`);
+    }
+  }
+
+  private setState(state: ConfigSyncState): void {
+    this.current = state;
+    this.store.saveSyncState(state);
+  }
+}

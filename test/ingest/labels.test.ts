@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LabelsFileError } from '../../src/ingest/errors.js';
+import { Labels, nameKey, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
+import { fixture } from '../helpers/paths.js';
+import { DE_LABELS, EN_LABELS, englishLabels, englishWithGermanLabels } from './real-labels.js';
+
+describe('parseLabelLines', () => {
+  it('reads all 6522 lines of the real English labels (no final newline) and the German ones (final newline)', () => {
+    const en = parseLabelLines(readFileSync(EN_LABELS, 'utf8'));
+    const de = parseLabelLines(readFileSync(DE_LABELS, 'utf8'));
+    expect(en).toHaveLength(6522);
+    expect(de).toHaveLength(6522);
+    expect(en[0]).toEqual({ scientificName: 'Abroscopus albogularis', commonName: 'Rufous-faced Warbler' });
+    expect(en[6521]).toEqual({ scientificName: 'Zosterops virens', commonName: 'Cape White-eye' });
+    expect(de[6521]).toEqual({ scientificName: 'Zosterops virens', commonName: 'Kapbrillenvogel' });
+    expect(en).toContainEqual({ scientificName: 'Human vocal', commonName: 'Human vocal' });
+    expect(en).toContainEqual({ scientificName: 'Dog', commonName: 'Dog' });
+  });
+
+  it('accepts a BOM, CRLF, blank lines and splits at the first underscore only', () => {
+    const entries = parseLabelLines('\uFEFFParus major_Great Tit\r\n\r\nFoo bar_Odd_Name\r\nNoise');
+    expect(entries).toEqual([
+      { scientificName: 'Parus major', commonName: 'Great Tit' },
+      { scientificName: 'Foo bar', commonName: 'Odd_Name' },
+      { scientificName: 'Noise', commonName: 'Noise' },
+    ]);
+  });
+});
+
+describe('Labels', () => {
+  it('looks up common and scientific names case-insensitively with whitespace normalised', () => {
+    const labels = englishLabels();
+    expect(labels.size).toBe(6522);
+    expect(labels.byCommonName('Common Chiffchaff')).toEqual({
+      scientificName: 'Phylloscopus collybita',
+      commonName: 'Common Chiffchaff',
+    });
+    expect(labels.byCommonName('  common   CHIFFCHAFF ')?.scientificName).toBe('Phylloscopus collybita');
+    expect(labels.byScientificName('poecile ATRICAPILLUS')?.commonName).toBe('Black-capped Chickadee');
+    expect(labels.byCommonName('Human vocal')?.scientificName).toBe('Human vocal');
+    expect(labels.byCommonName('Schwarzkopfmeise')).toBeUndefined();
+  });
+
+  it('resolves German names through the localised file and answers with the primary (English) name', () => {
+    const labels = englishWithGermanLabels();
+    expect(labels.byCommonName('Schwarzkopfmeise')).toEqual({
+      scientificName: 'Poecile atricapillus',
+      commonName: 'Black-capped Chickadee',
+    });
+    expect(labels.byCommonName('Grauhäubchenmeise')?.scientificName).toBe('Baeolophus bicolor');
+    // A decomposed umlaut (NFD, as some tools write) matches too.
+    expect(labels.byCommonName('Grauha\u0308ubchenmeise')?.scientificName).toBe('Baeolophus bicolor');
+    expect(labels.byCommonName('Black-capped Chickadee')?.scientificName).toBe('Poecile atricapillus');
+    expect(labels.byCommonName('Hund')).toEqual({ scientificName: 'Dog', commonName: 'Dog' });
+  });
+
+  it('reports an ambiguous common name with both scientific names', () => {
+    const labels = Labels.fromText({ name: 'l.txt', text: readFileSync(fixture('results/labels-ambiguous.txt'), 'utf8') });
+    const found = labels.lookupCommonName('crow');
+    expect(found.kind).toBe('ambiguous');
+    expect(labels.byCommonName('Crow')).toBeUndefined();
+    const r = resolveSpecies({ commonName: 'Crow' }, labels);
+    expect(r).toEqual({
+      ok: false,
+      problem: 'common name "Crow" is ambiguous in the labels: "Corvus corone" (Crow) and "Corvus brachyrhynchos" (Crow)',
+    });
+  });
+
+  it('loads files from disk and names a missing or empty file', async () => {
+    const labels = await Labels.load(fixture('results/labels-ambiguous.txt'), fixture('results/labels-ambiguous_de.txt'));
+    expect(labels.byCommonName('Amsel')).toEqual({ scientificName: 'Turdus merula', commonName: 'Eurasian Blackbird' });
+    await expect(Labels.load(fixture('results/no-such-labels.txt'))).rejects.toThrow(
+      /labels file .*no-such-labels\.txt: cannot be read \(ENOENT\)/,
+    );
+    expect(() => Labels.fromText({ name: 'empty.txt', text: '\n\n' })).toThrow(LabelsFileError);
+  });
+});
+
+describe('resolveSpecies', () => {
+  const labels = englishWithGermanLabels();
+
+  it('uses the primary common name when the scientific name is known', () => {
+    expect(resolveSpecies({ scientificName: 'Poecile atricapillus', commonName: 'Schwarzkopfmeise' }, labels)).toEqual({
+      ok: true,
+      species: { scientificName: 'Poecile atricapillus', commonName: 'Black-capped Chickadee' },
+    });
+  });
+
+  it('keeps the names as written when the labels do not know the scientific name', () => {
+    expect(resolveSpecies({ scientificName: 'Novus avis', commonName: 'New Bird' }, labels)).toEqual({
+      ok: true,
+      species: { scientificName: 'Novus avis', commonName: 'New Bird' },
+    });
+    expect(resolveSpecies({ scientificName: 'Novus avis', commonName: 'New Bird' }, undefined).ok).toBe(true);
+  });
+
+  it('explains every unresolvable case', () => {
+    expect(resolveSpecies({ commonName: 'No Such Bird' }, labels)).toEqual({
+      ok: false,
+      problem: 'common name "No Such Bird" is not in the labels file(s)',
+    });
+    expect(resolveSpecies({ commonName: 'Great Tit' }, undefined)).toEqual({
+      ok: false,
+      problem: 'only the common name "Great Tit" is given and no labels file is configured to find its scientific name',
+    });
+    expect(resolveSpecies({ scientificName: 'Novus avis' }, labels).ok).toBe(false);
+    expect(resolveSpecies({}, labels)).toEqual({ ok: false, problem: 'neither a scientific nor a common name' });
+  });
+
+  it('nameKey normalises case, spacing and Unicode form', () => {
+    expect(nameKey('  Grauha\u0308ubchen   MEISE ')).toBe('grauhäubchen meise');
+  });
+});

@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process';
+import { chownSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import {
+  allowedSyscalls,
+  compileLauncher,
+  launcherSource,
+  readSyscallGroups,
+  readUnitSyscallSettings,
+} from './syscall-sandbox.js';
+import { hasCommand } from './commands.js';
+
+/**
+ * Node under the units' system call restrictions. The test machines do not run systemd
+ * as PID 1, so the unit's SystemCallFilter= and RestrictAddressFamilies= are rebuilt as
+ * a seccomp filter (syscall-sandbox.ts) and /proc is mounted as ProcSubset=pid and
+ * ProtectProc=invisible give it; then sandbox-workload.js exercises what the agent
+ * does: SQLite, inotify, HTTP with name resolution, WebAssembly in a worker thread.
+ */
+
+const UNITS = ['systemd/station-agent.service', 'systemd/station-agent@.service'];
+const WORKLOAD = path.join(REPO_ROOT, 'test/install/sandbox-workload.js');
+const canBuild = hasCommand('systemd-analyze') && hasCommand('cc');
+
+/**
+ * The service never runs as root (User= is the analyzer's user), and code paths differ:
+ * SQLite, for one, chowns its journal when the effective user is root (@chown is in
+ * @privileged). So when the tests run as root, the workload runs as nobody.
+ */
+const NOBODY = 65534;
+const asServiceUser = (command: string[]): string[] =>
+  process.getuid?.() === 0
+    ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...command]
+    : command;
+
+function workDirForServiceUser(): { dir: string; cleanup: () => void } {
+  const work = tempDir('station-agent-workload-');
+  if (process.getuid?.() === 0) chownSync(work.dir, NOBODY, NOBODY);
+  return work;
+}
+
+function run(
+  command: string,
+  args: string[],
+): { status: number | null; signal: NodeJS.Signals | null; output: string } {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, signal: result.signal, output: `${result.stdout}${result.stderr}` };
+}
+
+describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyze and a C compiler)', () => {
+  const temp = tempDir('station-agent-seccomp-');
+  let groups: Map<string, string[]>;
+
+  beforeAll(() => {
+    groups = readSyscallGroups();
+  });
+  afterAll(() => temp.cleanup());
+
+  for (const unit of UNITS) {
+    describe(unit, () => {
+      let launcher: string;
+
+      beforeAll(() => {
+        const settings = readUnitSyscallSettings(readFileSync(path.join(REPO_ROOT, unit), 'utf8'));
+        expect(settings.filters).toEqual(['@system-service @pkey', '~@privileged @resources']);
+        const allowed = allowedSyscalls(settings.filters, groups);
+        expect(allowed).toContain('socket');
+        expect(allowed).not.toContain('setpriority');
+        const dir = temp.dir + '/' + path.basename(unit).replace('@', '-at');
+        spawnSync('mkdir', ['-p', dir]);
+        launcher = compileLauncher(dir, launcherSource(allowed, settings.addressFamilies));
+      });
+
+      it('kills a process that makes a forbidden call (the filter is in force)', () => {
+        const [command, ...args] = asServiceUser([launcher, process.execPath, '-e', 'require("node:os").setPriority(10)']);
+        const { signal, output } = run(command, args);
+        expect(signal, output).toBe('SIGSYS');
+      });
+
+      it('lets Node do everything the agent does', () => {
+        const work = workDirForServiceUser();
+        try {
+          const [command, ...args] = asServiceUser([launcher, process.execPath, WORKLOAD, work.dir, REPO_ROOT]);
+          const { status, output } = run(command, args);
+          expect(output).toContain('workload: all checks passed');
+          expect(status, output).toBe(0);
+        } finally {
+          work.cleanup();
+        }
+      });
+    });
+  }
+});
+
+/** Whether this machine lets an unprivileged user namespace mount a procfs with subset=pid. */
+function canMountProcSubset(): boolean {
+  if (!hasCommand('unshare')) return false;
+  const probe = spawnSync(
+    'unshare',
+    ['--user', '--map-root-user', '--mount', '--pid', '--fork', 'sh', '-c',
+      'mount -t proc -o subset=pid,hidepid=invisible proc /proc && test ! -e /proc/meminfo'],
+    { encoding: 'utf8' },
+  );
+  return probe.status === 0;
+}
+
+describe.skipIf(!canMountProcSubset())('ProcSubset=pid and ProtectProc=invisible (needs user namespaces)', () => {
+  it('lets Node do everything the agent does without /proc/meminfo, /proc/stat, /proc/cpuinfo', () => {
+    const work = tempDir('station-agent-workload-');
+    try {
+      const script =
+        'mount -t proc -o subset=pid,hidepid=invisible proc /proc && test ! -e /proc/cpuinfo && exec "$@"';
+      const { status, output } = run('unshare', [
+        '--user', '--map-root-user', '--mount', '--pid', '--fork', 'sh', '-c', script, 'sh',
+        process.execPath, WORKLOAD, work.dir, REPO_ROOT,
+      ]);
+      expect(output).toContain('workload: all checks passed');
+      expect(status, output).toBe(0);
+    } finally {
+      work.cleanup();
+    }
+  });
+});

@@ -1,0 +1,23 @@
+/** The typed REST V1 client of the service, its errors and the token redaction. */
+export { ServiceClient, createServiceClient } from './client.js';
+export type { SoundscapeInfoQuery, UploadSoundscapeArgs } from './client.js';
+export type { CallArg, CallOptions, ResponseInfo, ServiceClientOptions } from './transport.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_CONNECTIONS,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_UPLOAD_TIMEOUT_MS,
+} from './transport.js';
+export {
+  ApiError,
+  HttpStatusError,
+  NetworkError,
+  OutcomeUnknownError,
+  ServiceRejectedError,
+} from './errors.js';
+export type { ApiErrorCode, HttpErrorDetails } from './errors.js';
+export { REDACTED, redactDeep, redactPath, redactSecrets, redactUrl } from './redact.js';
+export { buildQuery } from './query.js';
+export { parseRetryAfter } from './response.js';
+export { toId, toNumber } from './normalize.js';
+export * from './types.js';

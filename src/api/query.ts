@@ -1,0 +1,35 @@
+/**
+ * Query strings of the REST V1 listings. The service takes lists as one
+ * comma-separated value (`classification=avian,bat`), booleans as `true`/`false`,
+ * and an absent parameter means "the service's default": undefined and null are
+ * skipped, never sent as empty strings.
+ */
+
+export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | null | undefined;
+
+/**
+ * Builds `?a=1&b=x,y` (or `''` when nothing is set), in the order of the keys.
+ * Each value (and each list element) is percent-encoded, so an ISO 8601 offset
+ * like `+02:00` arrives as `+02:00` rather than as a space.
+ *
+ * @throws TypeError for a non-finite number, naming the parameter.
+ */
+export function buildQuery(params: Readonly<Record<string, QueryValue>>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null) continue;
+    const encoded = Array.isArray(value)
+      ? (value as ReadonlyArray<string | number>).map((v) => encodeScalar(key, v)).join(',')
+      : encodeScalar(key, value as string | number | boolean);
+    if (Array.isArray(value) && value.length === 0) continue;
+    parts.push(`${encodeURIComponent(key)}=${encoded}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+function encodeScalar(key: string, value: string | number | boolean): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`query parameter "${key}" must be a finite number, got ${String(value)}`);
+  }
+  return encodeURIComponent(String(value));
+}

@@ -1,0 +1,263 @@
+import type { Readable } from 'node:stream';
+import { Agent } from 'undici';
+import type { Dispatcher } from 'undici';
+import { VERSION } from '../version.js';
+import { ServiceRejectedError } from './errors.js';
+import { send } from './http.js';
+import { errorCode as codeOf } from '../errors.js';
+import { redactDeep, redactSecrets, redactUrl, REDACTED } from './redact.js';
+import { readJsonObject } from './response.js';
+
+/**
+ * The connection to the service shared by every endpoint: base URL, credentials,
+ * keep-alive pool, timeouts and the metrics hook. `ServiceClient` (client.ts) only
+ * says which path, query and body each endpoint takes.
+ */
+
+export interface ServiceClientOptions {
+  /**
+   * The service's `{base_url}`; REST V1 lives under `{baseUrl}/api/v1`. May carry a
+   * path prefix. Example: `https://service.example` or `http://127.0.0.1:8080/proxy`.
+   */
+  baseUrl: string;
+  /** Station token: sent as the `{token}` path segment (URL-encoded), never logged. */
+  token?: string;
+  /**
+   * Administrator mode: `adminToken` goes only into `Authorization: Bearer ...`
+   * (never in the URL) and the numeric `stationId` replaces the token in the path.
+   */
+  adminToken?: string;
+  stationId?: number;
+  /** Headers timeout and body (between chunks) timeout of every call. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** Same for soundscape uploads (the service answers after storing the audio). Default 120 000 ms. */
+  uploadTimeoutMs?: number;
+  /** TCP (and TLS) connect timeout. Default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Keep-alive connections to the service. Default 4. Ignored with `dispatcher`. */
+  connections?: number;
+  /** An undici dispatcher (Agent, MockAgent, ...) to use instead of the client's own; not closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /** Default `station-agent/<version>`. */
+  userAgent?: string;
+  /** Called after every call (also failed ones, with `status: 0`). Exceptions from it are ignored. */
+  onResponse?: (info: ResponseInfo) => void;
+}
+
+export interface ResponseInfo {
+  method: 'GET' | 'POST';
+  /** Redacted path and query. */
+  path: string;
+  /** 0 when no complete response arrived. */
+  status: number;
+  durationMs: number;
+  bytesSent: number;
+  /** The error's code when the call failed (`ERR_NETWORK_BEFORE_SEND`, `ERR_HTTP_STATUS`, ...). */
+  errorCode?: string;
+}
+
+/** Per-call options. Every endpoint also accepts a bare `AbortSignal` in their place. */
+export interface CallOptions {
+  /** Cancels the call (shutdown). Aborting an in-flight POST makes its outcome unknown. */
+  signal?: AbortSignal;
+  /** Overrides the client's timeout for this call. */
+  timeoutMs?: number;
+}
+
+export type CallArg = CallOptions | AbortSignal | undefined;
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_UPLOAD_TIMEOUT_MS = 120_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECTIONS = 4;
+
+export interface Exchange {
+  method: 'GET' | 'POST';
+  /** Path under `/api/v1`, starting with `/`; `station: true` puts it under the station. */
+  path: string;
+  station?: boolean;
+  /** Already built, `''` or `?a=b`. */
+  query?: string;
+  json?: unknown;
+  stream?: { body: Readable; contentType: string; size: number | undefined; bytesSent: () => number };
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ExchangeResult {
+  json: Record<string, unknown>;
+  status: number;
+  /** `METHOD /redacted/path?query` */
+  display: string;
+}
+
+export class Transport {
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #token: string | undefined;
+  readonly #adminToken: string | undefined;
+  readonly #stationId: number | undefined;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #userAgent: string;
+  readonly #onResponse: ServiceClientOptions['onResponse'];
+  readonly timeoutMs: number;
+  readonly uploadTimeoutMs: number;
+
+  constructor(options: ServiceClientOptions) {
+    const url = parseBaseUrl(options.baseUrl);
+    this.#origin = url.origin;
+    this.#prefix = url.pathname.replace(/\/+$/, '');
+    const { token, adminToken, stationId } = options;
+    if (token !== undefined && (typeof token !== 'string' || token === '')) {
+      throw new TypeError('ServiceClient option "token" must be a non-empty string');
+    }
+    if (adminToken !== undefined || stationId !== undefined) {
+      if (token !== undefined) throw new TypeError('ServiceClient: give either "token" or "adminToken" with "stationId", not both');
+      if (typeof adminToken !== 'string' || adminToken === '') {
+        throw new TypeError('ServiceClient option "adminToken" must be a non-empty string when "stationId" is given');
+      }
+      if (!Number.isSafeInteger(stationId) || (stationId as number) <= 0) {
+        throw new TypeError(`ServiceClient option "stationId" must be a positive integer, got ${String(stationId)}`);
+      }
+    }
+    this.#token = token;
+    this.#adminToken = adminToken;
+    this.#stationId = stationId;
+    this.timeoutMs = positive('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+    this.uploadTimeoutMs = positive('uploadTimeoutMs', options.uploadTimeoutMs, DEFAULT_UPLOAD_TIMEOUT_MS);
+    this.#userAgent = options.userAgent ?? `station-agent/${VERSION}`;
+    this.#onResponse = options.onResponse;
+    if (options.dispatcher) {
+      this.#dispatcher = options.dispatcher;
+      this.#ownsDispatcher = false;
+    } else {
+      this.#dispatcher = new Agent({
+        connections: positive('connections', options.connections, DEFAULT_CONNECTIONS),
+        connect: { timeout: positive('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) },
+      });
+      this.#ownsDispatcher = true;
+    }
+  }
+
+  /** The secrets that must never appear in an error or a log line. */
+  get secrets(): ReadonlyArray<string | undefined> {
+    return [this.#token, this.#adminToken];
+  }
+
+  get adminMode(): boolean {
+    return this.#adminToken !== undefined;
+  }
+
+  async exchange(x: Exchange): Promise<ExchangeResult> {
+    const { real, shown } = this.#paths(x);
+    const query = x.query ?? '';
+    const display = redactSecrets(`${x.method} ${shown}${query}`, ...this.secrets);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
+    if (this.#adminToken !== undefined) headers.authorization = `Bearer ${this.#adminToken}`;
+    let body: string | Readable | undefined;
+    let bytesSent = (): number => 0;
+    if (x.json !== undefined) {
+      const text = JSON.stringify(x.json);
+      headers['content-type'] = 'application/json';
+      body = text;
+      bytesSent = () => Buffer.byteLength(text);
+    } else if (x.stream) {
+      headers['content-type'] = x.stream.contentType;
+      if (x.stream.size !== undefined) headers['content-length'] = String(x.stream.size);
+      body = x.stream.body;
+      bytesSent = x.stream.bytesSent;
+    }
+    const started = performance.now();
+    const ctx = { display, secrets: this.secrets };
+    let status = 0;
+    let errorCode: string | undefined;
+    try {
+      const res = await send(this.#dispatcher, {
+        method: x.method,
+        origin: this.#origin,
+        path: `${real}${query}`,
+        display,
+        headers,
+        body,
+        timeoutMs: x.timeoutMs,
+        signal: x.signal,
+        secrets: this.secrets,
+      });
+      status = res.status;
+      return { json: readJsonObject(res, ctx), status, display };
+    } catch (err) {
+      errorCode = codeOf(err);
+      throw err;
+    } finally {
+      this.#report({
+        method: x.method,
+        path: `${shown}${query}`,
+        status,
+        durationMs: performance.now() - started,
+        bytesSent: bytesSent(),
+        ...(errorCode ? { errorCode } : {}),
+      });
+    }
+  }
+
+  /** A ServiceRejectedError for a 2xx without the expected object, with the body redacted. */
+  rejected(result: ExchangeResult, message: string): ServiceRejectedError {
+    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, ...this.secrets));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  #paths(x: Exchange): { real: string; shown: string } {
+    const base = `${this.#prefix}/api/v1`;
+    if (!x.station) return { real: `${base}${x.path}`, shown: `${base}${x.path}` };
+    if (this.#adminToken !== undefined) {
+      const p = `${base}/stations/${String(this.#stationId)}${x.path}`;
+      return { real: p, shown: p };
+    }
+    if (this.#token === undefined) {
+      throw new TypeError(`ServiceClient: ${x.method} /stations/{token}${x.path} needs a station token ("token") or "adminToken" with "stationId"`);
+    }
+    return {
+      real: `${base}/stations/${encodeURIComponent(this.#token)}${x.path}`,
+      shown: `${base}/stations/${REDACTED}${x.path}`,
+    };
+  }
+
+  #report(info: ResponseInfo): void {
+    if (!this.#onResponse) return;
+    try {
+      this.#onResponse(info);
+    } catch {
+      // A metrics hook must never turn a delivered upload into a failure.
+    }
+  }
+}
+
+export function callOptions(arg: CallArg): CallOptions {
+  if (arg === undefined) return {};
+  if (arg instanceof AbortSignal) return { signal: arg };
+  return arg;
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`ServiceClient option "baseUrl" must be an absolute http(s) URL, got "${redactUrl(baseUrl)}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`ServiceClient option "baseUrl" must use http or https, got "${url.protocol}"`);
+  }
+  if (url.search || url.hash) throw new TypeError('ServiceClient option "baseUrl" must not carry a query or fragment');
+  return url;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`ServiceClient option "${name}" must be a positive number, got ${String(value)}`);
+  return value;
+}

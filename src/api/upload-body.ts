@@ -1,0 +1,53 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable, Transform, pipeline } from 'node:stream';
+
+/**
+ * The body of a soundscape upload: a file streamed from disk (never read whole
+ * into memory: a Pi Zero has 512 MB and a backlog may hold thousands of files), or
+ * a caller's stream. The byte count feeds the `onResponse` hook.
+ */
+export interface UploadBody {
+  stream: Readable;
+  /** Content-Length, when known (always for a file). */
+  size: number | undefined;
+  bytesSent: () => number;
+  /** Releases the file descriptor whatever happened to the request. */
+  dispose: () => void;
+}
+
+/**
+ * Opens the upload body. For a path the file is stat'ed first, so a missing spool
+ * file fails here with the fs error (ENOENT naming the path), before any request,
+ * and exactly `size` bytes are streamed.
+ */
+export async function openUploadBody(source: string | Readable, size?: number): Promise<UploadBody> {
+  let input: Readable;
+  let length = size;
+  if (typeof source === 'string') {
+    const info = await stat(source);
+    if (!info.isFile()) throw new TypeError(`soundscape ${source} is not a regular file`);
+    length = info.size;
+    input = info.size === 0 ? Readable.from([]) : createReadStream(source, { start: 0, end: info.size - 1 });
+  } else {
+    input = source;
+  }
+  let sent = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      sent += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  // Errors travel both ways: a read error fails the request body, a failed request destroys the file stream.
+  pipeline(input, counter, () => {});
+  return {
+    stream: counter,
+    size: length,
+    bytesSent: () => sent,
+    dispose() {
+      counter.destroy();
+      input.destroy();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Audacity labels, `<base>.BirdNET.results.txt`: no header, one label per line,
+ * `start<TAB>end<TAB>Scientific name, Common name<TAB>confidence`.
+ *
+ * The 2022-03-02 analyzer wrote only three tab fields with the confidence joined into the
+ * label (`Phylloscopus collybita, Common Chiffchaff, 0.17441706`). Common names may contain
+ * `, ` in other locales, so the confidence is split off from the RIGHT and the label is split
+ * into scientific and common name at the FIRST `, `. A label without `, ` names itself (the
+ * analyzer writes labels without `_` that way). An empty file has no detections.
+ */
+import { ResultFileError } from '../errors.js';
+import { resolveSpecies } from '../labels.js';
+import type { ParseContext, ParsedDetection, ParsedResultFile, RowError } from '../types.js';
+import { checkTimesAndConfidence, nonBlankLines, parseDecimal, quote, rowError } from './text.js';
+
+const WHERE = {
+  start: 'field 1 (start)',
+  end: 'field 2 (end)',
+  label: 'field 3 (label)',
+  confidence: 'field 4 (confidence)',
+  joinedConfidence: 'field 3 (label), confidence after the last ", "',
+};
+
+export function parse(text: string, ctx: ParseContext): ParsedResultFile {
+  const detections: ParsedDetection[] = [];
+  const errors: RowError[] = [];
+  const lines = nonBlankLines(text).filter((l) => !l.text.startsWith('\\')); // `\` lines: Audacity's frequency ranges
+  lines.forEach(({ text: lineText, line }, i) => {
+    const fields = lineText.split('\t');
+    if (fields.length < 3 || fields.length > 4) {
+      if (i === 0) {
+        throw new ResultFileError(
+          ctx.fileName,
+          `expected tab-separated Audacity labels (start<TAB>end<TAB>label<TAB>confidence), found ${quote(lineText, 160)} on line ${line}`,
+        );
+      }
+      errors.push(rowError(ctx, line, 'row', `expected 3 or 4 tab-separated fields, found ${fields.length}`));
+      return;
+    }
+    const detection = detectionFromFields(fields, line, ctx, errors);
+    if (detection) detections.push(detection);
+  });
+  return { format: 'audacity', detections, errors };
+}
+
+function detectionFromFields(fields: string[], line: number, ctx: ParseContext, errors: RowError[]): ParsedDetection | undefined {
+  const before = errors.length;
+  const number = (raw: string, where: string) => {
+    const n = parseDecimal(raw);
+    if (n === undefined) errors.push(rowError(ctx, line, where, `expected a number, found ${quote(raw.trim())}`));
+    return n;
+  };
+  const startSec = number(fields[0], WHERE.start);
+  const endSec = number(fields[1], WHERE.end);
+  let label = fields[2];
+  let confidence: number | undefined;
+  let confidenceWhere = WHERE.confidence;
+  if (fields.length === 4) {
+    confidence = number(fields[3], WHERE.confidence);
+  } else {
+    confidenceWhere = WHERE.joinedConfidence;
+    const cut = label.lastIndexOf(', ');
+    if (cut < 0) {
+      errors.push(rowError(ctx, line, WHERE.label, `expected "Scientific name, Common name, confidence", found ${quote(label.trim())}`));
+    } else {
+      confidence = number(label.slice(cut + 2), confidenceWhere);
+      label = label.slice(0, cut);
+    }
+  }
+  if (errors.length > before || startSec === undefined || endSec === undefined || confidence === undefined) return undefined;
+  const where = { start: WHERE.start, end: WHERE.end, confidence: confidenceWhere };
+  if (!checkTimesAndConfidence(ctx, line, { startSec, endSec, confidence }, where, errors)) return undefined;
+
+  const cut = label.indexOf(', ');
+  const names =
+    cut < 0
+      ? { scientificName: label.trim(), commonName: label.trim() }
+      : { scientificName: label.slice(0, cut).trim(), commonName: label.slice(cut + 2).trim() };
+  const resolved = resolveSpecies(names, ctx.labels);
+  if (!resolved.ok) {
+    errors.push(rowError(ctx, line, WHERE.label, resolved.problem));
+    return undefined;
+  }
+  return { startSec, endSec, confidence, line, ...resolved.species };
+}

@@ -1,0 +1,31 @@
+export { ConfigError } from './errors.js';
+export {
+  DEFAULT_CONFIG_PATH,
+  loadConfig,
+  parseConfig,
+  requireToken,
+  type ConfigOverrides,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  type TokenSource,
+} from './load.js';
+export { REDACTED, redactConfig } from './redact.js';
+export { renderConfigReference } from './reference.js';
+export {
+  AFTER_UPLOAD_ACTIONS,
+  CLOCK_SYNC_MODES,
+  INPUT_FORMATS,
+  LOG_LEVELS,
+  configSchema,
+  stationSettingsSchema,
+  systemTimeZone,
+  type AfterUploadAction,
+  type ClockSyncMode,
+  type Config,
+  type ConfigInput,
+  type InputFormat,
+  type LogLevel,
+  type StationSettings,
+} from './schema.js';
+export { configKeys, envNameFor, type ConfigKey } from './schema-keys.js';
+export { validateStationSettings } from './station-settings.js';

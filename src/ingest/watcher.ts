@@ -1,0 +1,191 @@
+import type { Stats } from 'node:fs';
+import { opendir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+
+/**
+ * Finds the analyzer's files in `input.dir` (recursively) and says when each one
+ * is complete. chokidar delivers the inotify events; a periodic rescan catches what
+ * inotify missed (an overflowed queue, a folder mounted late, files present at
+ * start-up are found by both and handled once).
+ *
+ * A file is *stable* when its size and modification time have not changed for
+ * `stableMs`. Whether its content is complete (a WAV's data size matching the
+ * file) is checked by the consumer, which can ask for another look with `recheck`.
+ *
+ * Files that are irrelevant (pictures, mp3 extracts) or already finished with are
+ * ignored at the chokidar level, so the watcher holds no state for them.
+ */
+export interface WatcherOptions {
+  dir: string;
+  /** Quiet time before a file counts as stable. */
+  stableMs: number;
+  /** Full rescan interval; 0 disables it. */
+  rescanIntervalMs: number;
+  /** Folder depth below `dir` to look into. */
+  depth?: number;
+  /** Files of no interest to the agent (by name). */
+  isRelevant: (file: string) => boolean;
+  /** Files already finished with (ingested, rejected); asked on every sighting. */
+  isDone: (file: string, size: number, mtimeMs: number) => boolean;
+  /** A relevant file was seen for the first time (before it is stable). */
+  onAppear?: (file: string) => void;
+  /** A relevant file has been stable for `stableMs`. */
+  onStable: (file: string, st: Stats) => void;
+  /** A file the watcher was following disappeared. */
+  onVanish?: (file: string) => void;
+  onError?: (err: Error) => void;
+}
+
+interface Pending {
+  size: number;
+  mtimeMs: number;
+  timer: NodeJS.Timeout;
+}
+
+export class InputWatcher {
+  private watcher: FSWatcher | null = null;
+  private rescanTimer: NodeJS.Timeout | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private rescanning: Promise<void> | null = null;
+  private closed = false;
+  private ready = false;
+
+  constructor(private readonly opts: WatcherOptions) {}
+
+  /** Starts watching; resolves when the initial scan is done. */
+  async start(): Promise<void> {
+    const { dir } = this.opts;
+    const watcher = watch(dir, {
+      persistent: true,
+      ignoreInitial: false,
+      alwaysStat: true,
+      depth: this.opts.depth ?? 8,
+      ignorePermissionErrors: true,
+      ignored: (p: string, st?: Stats) => this.ignored(p, st),
+    });
+    this.watcher = watcher;
+    watcher.on('add', (p: string, st?: Stats) => this.seen(p, st));
+    watcher.on('change', (p: string, st?: Stats) => this.seen(p, st));
+    watcher.on('unlink', (p: string) => this.vanished(p));
+    watcher.on('error', (err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.ready = true;
+    if (this.opts.rescanIntervalMs > 0) {
+      this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanIntervalMs);
+      this.rescanTimer.unref();
+    }
+  }
+
+  /** Files seen but not yet stable. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  get isReady(): boolean {
+    return this.ready && !this.closed;
+  }
+
+  /** Looks at a file again after `delayMs` (its content was not complete yet). */
+  recheck(file: string, delayMs = this.opts.stableMs): void {
+    if (this.closed) return;
+    const prev = this.pending.get(file);
+    if (prev) clearTimeout(prev.timer);
+    const timer = setTimeout(() => void this.check(file), delayMs);
+    this.pending.set(file, { size: prev?.size ?? -1, mtimeMs: prev?.mtimeMs ?? -1, timer });
+  }
+
+  /** Walks the folder for relevant files that are neither done nor being followed. */
+  rescan(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.rescanning ??= this.walk(this.opts.dir, 0)
+      .catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))))
+      .finally(() => {
+        this.rescanning = null;
+      });
+    return this.rescanning;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    for (const p of this.pending.values()) clearTimeout(p.timer);
+    this.pending.clear();
+    await this.watcher?.close();
+  }
+
+  private ignored(p: string, st?: Stats): boolean {
+    if (!st || !st.isFile()) return false; // folders are walked; unknown entries decided on the event
+    if (!this.opts.isRelevant(p)) return true;
+    return this.opts.isDone(p, st.size, st.mtimeMs);
+  }
+
+  private seen(file: string, st?: Stats): void {
+    if (this.closed) return;
+    if (!this.opts.isRelevant(file)) return;
+    const prev = this.pending.get(file);
+    if (!prev) {
+      if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
+      this.opts.onAppear?.(file);
+    } else {
+      clearTimeout(prev.timer);
+    }
+    const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
+    this.pending.set(file, { size: st?.size ?? -1, mtimeMs: st?.mtimeMs ?? -1, timer });
+  }
+
+  private async check(file: string): Promise<void> {
+    const prev = this.pending.get(file);
+    if (!prev || this.closed) return;
+    let st: Stats;
+    try {
+      st = await stat(file);
+    } catch {
+      this.vanished(file);
+      return;
+    }
+    if (st.size !== prev.size || st.mtimeMs !== prev.mtimeMs) {
+      // Still being written: wait for another quiet period.
+      const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
+      this.pending.set(file, { size: st.size, mtimeMs: st.mtimeMs, timer });
+      return;
+    }
+    this.pending.delete(file);
+    this.opts.onStable(file, st);
+  }
+
+  private vanished(file: string): void {
+    const prev = this.pending.get(file);
+    if (prev) {
+      clearTimeout(prev.timer);
+      this.pending.delete(file);
+    }
+    this.opts.onVanish?.(file);
+  }
+
+  private async walk(dir: string, depth: number): Promise<void> {
+    if (this.closed || depth > (this.opts.depth ?? 8)) return;
+    let handle;
+    try {
+      handle = await opendir(dir);
+    } catch {
+      return; // vanished or unreadable folder: the next rescan tries again
+    }
+    // opendir streams entries: a folder of a year of recordings is never listed into memory at once.
+    for await (const entry of handle) {
+      if (this.closed) return;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        await this.walk(full, depth + 1);
+      } else if (entry.isFile() && !this.pending.has(full) && this.opts.isRelevant(full)) {
+        let st: Stats;
+        try {
+          st = await stat(full);
+        } catch {
+          continue;
+        }
+        if (!this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+      }
+    }
+  }
+}

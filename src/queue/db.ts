@@ -1,0 +1,119 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { errorMessage } from '../errors.js';
+import { QueueError } from './errors.js';
+import { migrate } from './migrations.js';
+
+/** Options of {@link openQueue}. */
+export interface OpenQueueOptions {
+  /**
+   * How long a statement waits for another connection's write lock before failing
+   * with SQLITE_BUSY. The CLI writes to the same file while the daemon runs.
+   * Default 5000 ms.
+   */
+  busyTimeoutMs?: number;
+}
+
+export interface IntegrityReport {
+  ok: boolean;
+  /** The lines of `PRAGMA integrity_check` other than `ok`. */
+  problems: string[];
+}
+
+/**
+ * An open queue database. Queue operations are functions over it (one file each);
+ * `stmt()` caches prepared statements so the hot paths do not re-prepare.
+ */
+export class Queue {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly db: Database.Database,
+    /** The database file, for messages. */
+    readonly path: string,
+  ) {}
+
+  stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one transaction (BEGIN IMMEDIATE when it writes, so it never fails half way on a lock upgrade). */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Runs `fn` in one read transaction: a consistent snapshot across statements. */
+  read<T>(fn: () => T): T {
+    return this.db.transaction(fn).deferred();
+  }
+
+  integrityCheck(): IntegrityReport {
+    const rows = this.db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
+    const problems = rows.map((r) => r.integrity_check).filter((line) => line !== 'ok');
+    return { ok: problems.length === 0, problems };
+  }
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Opens (and creates or migrates) the queue database at `dbPath`.
+ *
+ * - `journal_mode=WAL`: readers (the CLI's `status`) never block the writer.
+ * - `synchronous=FULL`, set explicitly: better-sqlite3's build defaults to NORMAL,
+ *   which in WAL mode can lose the last commits on power loss. A station on an SD
+ *   card loses power; a lost commit is a lost or duplicated upload.
+ * - `busy_timeout`: the CLI and the daemon open the same file.
+ * - `foreign_keys=ON`: a detection's recording must exist.
+ * - `journal_size_limit`: the WAL file is truncated back after checkpoints, so a
+ *   large backlog does not leave a large file on the card.
+ *
+ * Throws {@link QueueError} (`ERR_QUEUE`, naming the path) when the file is not a
+ * database, is corrupt, or cannot be opened.
+ */
+export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue {
+  const file = path.resolve(dbPath);
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+  } catch (err) {
+    throw new QueueError('ERR_QUEUE', `cannot create the folder of queue database ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+    if (mode.toLowerCase() !== 'wal') {
+      throw new QueueError('ERR_QUEUE', `queue database ${file} cannot use WAL journaling (got ${mode})`);
+    }
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
+    migrate(db, file);
+    return new Queue(db, file);
+  } catch (err) {
+    db?.close();
+    if (err instanceof QueueError) throw err;
+    throw new QueueError('ERR_QUEUE', describeOpenError(file, err), { cause: err });
+  }
+}
+
+function describeOpenError(file: string, err: unknown): string {
+  const code = err && typeof err === 'object' && 'code' in err ? String(err.code) : '';
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return `queue database ${file} is not a SQLite database or is corrupt (${errorMessage(err)}); move it aside and restart to begin an empty queue`;
+  }
+  return `cannot open queue database ${file}: ${errorMessage(err)}`;
+}

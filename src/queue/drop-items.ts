@@ -1,0 +1,47 @@
+import type { Queue } from './db.js';
+import { getItems } from './get-item.js';
+import { formatItemId } from './item-id.js';
+import { refusedOf, selected, type OperatorSelection, type RefusedItem } from './retry-items.js';
+import { transitionWhere } from './state.js';
+import type { ItemState, QueueItem } from './types.js';
+
+export interface DroppedItem {
+  /** Operator id, e.g. `r12`. */
+  item: string;
+  /** The state it was dropped from. */
+  from: ItemState;
+  /** The item as it is now (state `dropped`), for the caller's log line. */
+  value: QueueItem;
+}
+
+export interface DropResult {
+  dropped: DroppedItem[];
+  refused: RefusedItem[];
+}
+
+/**
+ * Operator `queue drop`: any state but `uploaded` -> `dropped`, for good. Uploaded
+ * items are refused (they are at the service; dropping them locally changes
+ * nothing there), as are items already dropped. Returns what was dropped, so the
+ * caller logs each one. One transaction.
+ */
+export function dropItems(q: Queue, which: OperatorSelection, options: { now?: number } = {}): DropResult {
+  const now = options.now ?? Date.now();
+  return q.write(() => {
+    const result: DropResult = { dropped: [], refused: [] };
+    for (const [kind, ids] of selected(which)) {
+      const where = ids ? 'id IN (SELECT value FROM json_each(@ids))' : `state = 'failed'`;
+      const before = ids ? getItems(q, kind, ids) : undefined;
+      const moved = transitionWhere(q, kind, 'dropped', { where, params: { ids: JSON.stringify(ids ?? []) }, now });
+      for (const item of moved) {
+        result.dropped.push({ item: formatItemId(kind, item.id), from: before?.get(item.id)?.state ?? 'failed', value: item });
+      }
+      if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(moved.map((m) => m.id)), refusal));
+    }
+    return result;
+  });
+}
+
+function refusal(state: ItemState): string {
+  return state === 'uploaded' ? 'it is uploaded: the service has it, dropping it here would change nothing' : `it is ${state}`;
+}

@@ -1,0 +1,30 @@
+/**
+ * The durable queue: SQLite (WAL, synchronous=FULL), the item state machine, and
+ * one function per queue operation. See docs/ARCHITECTURE.md for the state table.
+ */
+export { openQueue, Queue, type IntegrityReport, type OpenQueueOptions } from './db.js';
+export { QueueError, QueueTransitionError, type QueueErrorCode } from './errors.js';
+export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migrations.js';
+export { TRANSITIONS, allowedFrom, canTransition, transition, transitionWhere, type Transition, type TransitionPatch } from './state.js';
+export * from './types.js';
+export { formatItemId, formatItemRef, parseItemId } from './item-id.js';
+export { enqueueMany, enqueueRecording, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from './enqueue.js';
+export { CLAIM_FROM, type ClaimOptions, type ClaimOrder } from './claim.js';
+export { claimRecordings } from './claim-recordings.js';
+export { DEFAULT_NO_AUDIO_AFTER_MS, claimDetections, type ClaimDetectionsOptions } from './claim-detections.js';
+export { claimForEncoding, markEncoded, type EncodeClaimOptions, type Encoded } from './encoding.js';
+export { markUploaded } from './mark-uploaded.js';
+export { markRetry, type RetryOutcome } from './mark-retry.js';
+export { markUnknown, type UnknownOutcome } from './mark-unknown.js';
+export { markFailed, type FailedOutcome } from './mark-failed.js';
+export { hold, release } from './hold.js';
+export { INTERRUPTED_CODE, INTERRUPTED_ERROR, recoverInFlight, type RecoveredCounts } from './recover.js';
+export { queueCounts } from './counts.js';
+export { getItem, getItems } from './get-item.js';
+export { listItems, type ListOptions, type ListPage } from './list-items.js';
+export { retryItems, type OperatorSelection, type RefusedItem, type RetryResult } from './retry-items.js';
+export { dropItems, type DropResult, type DroppedItem } from './drop-items.js';
+export { clearSpoolPath, spoolFilesToDelete, spoolUsage, type RetentionOptions, type SpoolFile, type SpoolUsage } from './retention.js';
+export { attachAudio, type AttachedAudio } from './attach-audio.js';
+export { isRemoteIdTaken } from './remote-ids.js';
+export { deleteMeta, getMeta, incrementCounters, setMeta, type MetaKey, type MetaValues, type PauseState } from './meta.js';

@@ -1,0 +1,186 @@
+import type { Queue } from './db.js';
+import { QueueError, QueueTransitionError } from './errors.js';
+import { formatItemId } from './item-id.js';
+import { TABLE, toItem, type ItemRow } from './rows.js';
+import type { ItemKind, ItemOf, ItemState } from './types.js';
+
+/**
+ * The item state machine, shared by recordings (soundscapes) and detections. It
+ * mirrors the table in docs/ARCHITECTURE.md; every state change in the queue goes
+ * through {@link transition} or its batch form {@link transitionWhere}, which read
+ * the allowed `from` states from this table and check them in the UPDATE itself
+ * (`WHERE ... AND state IN (...)`), so a concurrent change can never be overwritten.
+ *
+ * | from      | to        | when                                                                |
+ * |-----------|-----------|---------------------------------------------------------------------|
+ * | (new)     | pending   | ingested (an INSERT in enqueue.ts, not an UPDATE)                   |
+ * | pending   | sending   | claimed by the uploader (due: next_attempt_at <= now), or claimed for encoding (WAV in the spool) |
+ * | sending   | uploaded  | 2xx with the service's id (stored in the same UPDATE)               |
+ * | sending   | pending   | transient failure: attempts + 1, next_attempt_at by backoff; or encoded to FLAC |
+ * | sending   | unknown   | outcome unknown (timeout/reset after send); every `sending` row at start-up |
+ * | unknown   | sending   | claimed for reconciliation (`reconcile: true`)                      |
+ * | sending   | uploaded  | (reconcile) the service already has it: its id is adopted           |
+ * | sending   | failed    | terminal: 422, invalid audio, unresolvable species                  |
+ * | failed    | pending   | operator `queue retry`                                              |
+ * | any but uploaded | dropped | operator `queue drop` (logged); dropping twice is refused, not repeated |
+ */
+export interface Transition {
+  from: ItemState | 'new';
+  to: ItemState;
+  when: string;
+}
+
+export const TRANSITIONS: readonly Transition[] = [
+  { from: 'new', to: 'pending', when: 'ingested' },
+  { from: 'pending', to: 'sending', when: 'claimed by the uploader, or for encoding' },
+  { from: 'sending', to: 'uploaded', when: '2xx with the service id' },
+  { from: 'sending', to: 'pending', when: 'transient failure (attempts + 1, backoff), or encoded' },
+  { from: 'sending', to: 'unknown', when: 'outcome unknown; every sending row at start-up' },
+  { from: 'unknown', to: 'sending', when: 'claimed for reconciliation' },
+  { from: 'sending', to: 'failed', when: 'terminal failure' },
+  { from: 'failed', to: 'pending', when: 'operator queue retry' },
+  { from: 'pending', to: 'dropped', when: 'operator queue drop' },
+  { from: 'sending', to: 'dropped', when: 'operator queue drop' },
+  { from: 'unknown', to: 'dropped', when: 'operator queue drop' },
+  { from: 'failed', to: 'dropped', when: 'operator queue drop' },
+];
+
+/** The states an item may be in to move to `to`, in table order. */
+export function allowedFrom(to: ItemState): ItemState[] {
+  const froms: ItemState[] = [];
+  for (const t of TRANSITIONS) {
+    if (t.to === to && t.from !== 'new' && !froms.includes(t.from)) froms.push(t.from);
+  }
+  return froms;
+}
+
+export function canTransition(from: ItemState, to: ItemState): boolean {
+  return TRANSITIONS.some((t) => t.from === from && t.to === to);
+}
+
+/** A SQL expression as a patch value (e.g. `attempts + 1`); only built inside the queue. */
+export class SqlExpr {
+  constructor(readonly sql: string) {}
+}
+
+/** Columns a transition may set besides `state` and `updated_at`. */
+export interface TransitionPatch {
+  attempts?: number | SqlExpr;
+  nextAttemptAt?: number;
+  lastError?: string | null;
+  lastErrorCode?: string | null;
+  remoteId?: number | null;
+  holdReason?: string | null;
+  reconcile?: boolean | SqlExpr;
+  /** Recordings only. */
+  spoolPath?: string | null;
+  audioFormat?: 'wav' | 'flac' | null;
+  filesize?: number | null;
+  durationS?: number | null;
+  sampleRate?: number | null;
+}
+
+const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
+  attempts: 'attempts',
+  nextAttemptAt: 'next_attempt_at',
+  lastError: 'last_error',
+  lastErrorCode: 'last_error_code',
+  remoteId: 'remote_id',
+  holdReason: 'hold_reason',
+  reconcile: 'reconcile',
+  spoolPath: 'spool_path',
+  audioFormat: 'audio_format',
+  filesize: 'filesize',
+  durationS: 'duration_s',
+  sampleRate: 'sample_rate',
+};
+
+const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate']);
+
+export const INCREMENT_ATTEMPTS = new SqlExpr('attempts + 1');
+
+export interface TransitionWhere {
+  /** Restrict the allowed `from` states further (e.g. a retry moves only `sending`, not `failed`, back to pending). */
+  from?: readonly ItemState[];
+  /** Extra SQL condition over the item's table (named parameters from `params`; do not use the `t_`/`p_` prefixes). */
+  where?: string;
+  params?: Record<string, unknown>;
+  patch?: TransitionPatch;
+  /** Epoch ms written to `updated_at`; default now. */
+  now?: number;
+}
+
+/**
+ * The batch form: moves every item matching `where` whose state may move to `to`,
+ * in one UPDATE, and returns the moved items.
+ */
+export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemState, options: TransitionWhere = {}): ItemOf<K>[] {
+  const froms = fromStates(to, options.from);
+  const sets = [`state = '${to}'`, 'updated_at = @t_now'];
+  const params: Record<string, unknown> = { ...options.params, t_now: options.now ?? Date.now() };
+  for (const [key, value] of Object.entries(options.patch ?? {}) as [keyof TransitionPatch, unknown][]) {
+    if (value === undefined) continue;
+    if (kind !== 'recording' && RECORDING_ONLY.has(key)) {
+      throw new QueueError('ERR_QUEUE_INVALID', `${key} is a recording field; detections have no ${PATCH_COLUMNS[key]}`);
+    }
+    const column = PATCH_COLUMNS[key];
+    if (value instanceof SqlExpr) {
+      sets.push(`${column} = ${value.sql}`);
+    } else {
+      sets.push(`${column} = @p_${column}`);
+      params[`p_${column}`] = typeof value === 'boolean' ? Number(value) : value;
+    }
+  }
+  const sql =
+    `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} ` +
+    `WHERE state IN (${froms.map((s) => `'${s}'`).join(', ')})${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
+  const rows = q.stmt(sql).all(params) as ItemRow[];
+  return rows.map((row) => toItem(kind, row));
+}
+
+export interface TransitionOptions {
+  from?: readonly ItemState[];
+  now?: number;
+  /** An extra condition the item must meet, and how to say so when it does not. */
+  require?: { where: string; params?: Record<string, unknown>; description: string };
+}
+
+/**
+ * Moves one item to `to`. Throws {@link QueueTransitionError} (`ERR_QUEUE_TRANSITION`)
+ * when its current state may not move there, or `ERR_QUEUE_NOT_FOUND` when there
+ * is no such item.
+ */
+export function transition<K extends ItemKind>(
+  q: Queue,
+  kind: K,
+  id: number,
+  to: ItemState,
+  patch: TransitionPatch = {},
+  options: TransitionOptions = {},
+): ItemOf<K> {
+  const where = options.require ? `id = @t_id AND (${options.require.where})` : 'id = @t_id';
+  const [moved] = transitionWhere(q, kind, to, {
+    from: options.from,
+    where,
+    params: { ...options.require?.params, t_id: id },
+    patch,
+    now: options.now,
+  });
+  if (moved) return moved;
+  const current = q.stmt(`SELECT state FROM ${TABLE[kind]} WHERE id = ?`).get(id) as { state: ItemState } | undefined;
+  const item = formatItemId(kind, id);
+  if (!current) throw new QueueError('ERR_QUEUE_NOT_FOUND', `no ${kind} ${item} in the queue ${q.path}`);
+  const froms = fromStates(to, options.from);
+  const detail = froms.includes(current.state) ? options.require?.description : undefined;
+  throw new QueueTransitionError(item, current.state, to, froms, detail);
+}
+
+function fromStates(to: ItemState, restrict: readonly ItemState[] | undefined): ItemState[] {
+  const allowed = allowedFrom(to);
+  if (!restrict) return allowed;
+  const bad = restrict.filter((s) => !allowed.includes(s));
+  if (bad.length > 0) {
+    throw new QueueError('ERR_QUEUE_TRANSITION', `the state machine has no transition from ${bad.join(', ')} to ${to}`);
+  }
+  return restrict.slice();
+}

@@ -94,6 +94,28 @@ describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyz
   }
 });
 
+describe.skipIf(!canBuild)('MemoryDenyWriteExecute=yes (needs systemd-analyze and a C compiler)', () => {
+  it('aborts Node, which is why the units leave it off', () => {
+    const temp = tempDir('station-agent-mdwe-');
+    try {
+      const text = readFileSync(path.join(REPO_ROOT, 'systemd/station-agent.service'), 'utf8');
+      const settings = readUnitSyscallSettings(text);
+      const allowed = allowedSyscalls(settings.filters, readSyscallGroups());
+      const launcher = compileLauncher(
+        temp.dir,
+        launcherSource(allowed, settings.addressFamilies, { memoryDenyWriteExecute: true }),
+      );
+      // A loop hot enough for V8 to compile it to machine code.
+      const script = 'let s = 0; for (let i = 0; i < 1e7; i++) s += i % 7; console.log(s)';
+      const [command, ...args] = asServiceUser([launcher, process.execPath, '-e', script]);
+      const { status, output } = run(command, args);
+      expect(status, output).not.toBe(0);
+    } finally {
+      temp.cleanup();
+    }
+  });
+});
+
 /** Whether this machine lets an unprivileged user namespace mount a procfs with subset=pid. */
 function canMountProcSubset(): boolean {
   if (!hasCommand('unshare')) return false;

@@ -86,16 +86,29 @@ export function allowedSyscalls(filters: string[], groups: Map<string, string[]>
  * open-file limit is set to 1024, systemd's default, so that Node raises it as it does
  * under systemd.
  */
-export function launcherSource(allowed: string[], addressFamilies: string[]): string {
+export function launcherSource(
+  allowed: string[],
+  addressFamilies: string[],
+  options: { memoryDenyWriteExecute?: boolean } = {},
+): string {
   const allowRules = allowed
     .map((call) => `#ifdef __NR_${call}\n  ALLOW(__NR_${call}),\n#endif`)
     .join('\n');
   const familyRules = addressFamilies.map((family) => `  FAMILY(${family}),`).join('\n');
+  // MemoryDenyWriteExecute=yes as systemd 252 builds it: mmap() asking for writable and
+  // executable memory, and mprotect()/pkey_mprotect() adding PROT_EXEC, fail with EPERM.
+  const mdweRules = options.memoryDenyWriteExecute
+    ? ['DENY_PROT(__NR_mmap, PROT_WRITE | PROT_EXEC),', 'DENY_PROT(__NR_mprotect, PROT_EXEC),',
+       '#ifdef __NR_pkey_mprotect', 'DENY_PROT(__NR_pkey_mprotect, PROT_EXEC),', '#endif']
+        .map((line) => `  ${line}`)
+        .join('\n')
+    : '';
   return `#define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -117,6 +130,15 @@ export function launcherSource(allowed: string[], addressFamilies: string[]): st
 #define ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define FAMILY(f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (f), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define KILL BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+/* if nr matches: fail with EPERM when (args[2] & bits) == bits; reload nr either way */
+#define DENY_PROT(nr, bits) \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 5), \
+  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])), \
+  BPF_STMT(BPF_ALU | BPF_AND | BPF_K, (bits)), \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (bits), 0, 1), \
+  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM), \
+  LOAD_NR
 
 static struct sock_filter socket_rules[] = {
   BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
@@ -128,11 +150,12 @@ static struct sock_filter head[] = {
   BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
   BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
   KILL,
-  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+  LOAD_NR,
 #ifdef __X32_SYSCALL_BIT
   BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 0, 1),
   KILL,
 #endif
+${mdweRules}
 };
 
 static struct sock_filter allow_rules[] = {

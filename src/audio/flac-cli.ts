@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { FlacEncoderError } from './errors.js';
+import { DEFAULT_COMPRESSION_LEVEL, syncDirectory } from './flac-encode-job.js';
+import type { EncodeJob, EncodeResult } from './flac-encode-job.js';
+import type { EncodeEngine } from './flac-engines.js';
+import { readFlacInfo } from './flac-info.js';
+import { WAVE_FORMAT_PCM } from './wav-format.js';
+import { readWavInfo } from './wav.js';
+
+const run = promisify(execFile);
+
+/** The `flac` program's version line (`flac 1.4.3`), or undefined when it is not on PATH. */
+export async function findFlacProgram(program = 'flac'): Promise<string | undefined> {
+  try {
+    const { stdout } = await run(program, ['--version']);
+    return stdout.trim() || program;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The reference `flac` encoder, for stations that have it installed. It handles what it
+ * handles best (complete 8/16/24-bit PCM WAVs); float, 32-bit and unfinished files go
+ * to `fallback` (libflacjs), which converts them as pcm.ts documents. Same contract as
+ * the libflacjs engines: validated input, `.part` then fsync then rename.
+ */
+export function flacCliEngine(version: string, fallback: EncodeEngine, program = 'flac'): EncodeEngine {
+  return {
+    name: `${version} (flac program)`,
+    async run(job: EncodeJob): Promise<EncodeResult> {
+      const info = await readWavInfo(job.src); // AudioFileError for bad input, as with libflacjs
+      if (!info.complete || info.formatTag !== WAVE_FORMAT_PCM || info.bitsPerSample > 24) return fallback.run(job);
+      const part = `${job.dest}.part`;
+      await mkdir(path.dirname(job.dest), { recursive: true });
+      const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
+      try {
+        await run(program, ['--silent', '--force', `-${level}`, '-o', part, job.src]);
+        const fh = await open(part, 'r+');
+        try {
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        const flac = await readFlacInfo(part);
+        const frames = info.dataBytes / info.blockAlign;
+        if (flac.totalSamples !== frames) {
+          throw new FlacEncoderError(`flac wrote ${flac.totalSamples} samples for ${job.src}, expected ${frames}`);
+        }
+        await rename(part, job.dest);
+        await syncDirectory(path.dirname(job.dest));
+        return {
+          sampleRate: flac.sampleRate,
+          channels: flac.channels,
+          bitsPerSample: flac.bitsPerSample,
+          totalSamples: flac.totalSamples,
+          durationSec: flac.durationSec,
+          bytes: flac.bytes,
+          md5: flac.md5,
+          engine: this.name,
+        };
+      } catch (err) {
+        await unlink(part).catch(() => undefined);
+        if (err instanceof FlacEncoderError) throw err;
+        const stderr = (err as { stderr?: string }).stderr?.trim();
+        throw new FlacEncoderError(`flac failed on ${job.src}: ${stderr || (err as Error).message}`, { cause: err });
+      }
+    },
+    close: (force) => fallback.close(force),
+  };
+}

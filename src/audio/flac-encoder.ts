@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FlacEncoderError } from './errors.js';
+import { findFlacProgram, flacCliEngine } from './flac-cli.js';
+import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
+import { inProcessEngine, workerEngine } from './flac-engines.js';
+import type { EncodeEngine } from './flac-engines.js';
+
+export type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
+export { checkFlacEncoder } from './flac-check.js';
+export type { FlacEncoderCheck } from './flac-check.js';
+
+/**
+ * WAV -> FLAC for the spool. One encoder per process: it owns one long-lived worker
+ * thread and runs jobs one at a time, in the order they were asked for.
+ *
+ * Where the encoding runs (`thread`):
+ * - The build (tsc) compiles this folder to `dist/audio/`, next to which
+ *   `flac-worker.js` then exists; the encoder starts it with
+ *   `new Worker(new URL('./flac-worker.js', import.meta.url))`.
+ * - Under vitest the modules are the `.ts` sources, there is no `flac-worker.js`
+ *   beside them, and a Worker cannot load TypeScript (Node 20 has no type stripping).
+ *   `auto` then encodes in the calling thread with the very same code
+ *   (flac-encode-job.ts). The compiled worker path is tested separately by building
+ *   this folder in the test (test/audio/flac-encoder-dist.test.ts).
+ */
+export interface FlacEncoderOptions {
+  /** Default for every job: 0 (fastest) to 8 (smallest). Default 5. */
+  compressionLevel?: FlacCompressionLevel;
+  /**
+   * `libflac` (default): libflacjs. `flac-cli`: the `flac` program when it is on PATH
+   * (for complete 8/16/24-bit PCM; anything else still goes to libflacjs), else libflacjs.
+   */
+  prefer?: 'libflac' | 'flac-cli';
+  /** `auto` (default): the worker thread when compiled, else in-process. See above. */
+  thread?: 'auto' | 'worker' | 'in-process';
+  /** The `flac` program to look for with `prefer: 'flac-cli'`. Default `flac`. */
+  flacProgram?: string;
+}
+
+export interface FlacEncoder {
+  /**
+   * Encode `srcWav` to `destFlac` (written as `destFlac + '.part'`, fsynced, renamed).
+   * Rejects with AudioFileError (code ERR_AUDIO_INVALID, naming the file) for input that
+   * is not an encodable WAV, FlacEncoderError (ERR_FLAC_ENCODER) when the encoder
+   * itself fails or was closed, and the system error for I/O failures (ENOENT, ENOSPC).
+   */
+  encode(srcWav: string, destFlac: string, opts?: EncodeJobOptions): Promise<EncodeResult>;
+  /**
+   * Stop accepting jobs, reject the queued ones, let the running one finish (or, with
+   * `force`, stop it and remove its `.part`), then end the worker thread.
+   */
+  close(opts?: { force?: boolean }): Promise<void>;
+}
+
+/** The compiled worker, next to the compiled version of this module. */
+export const FLAC_WORKER_URL = new URL('./flac-worker.js', import.meta.url);
+
+interface Queued {
+  run: () => Promise<EncodeResult>;
+  resolve: (result: EncodeResult) => void;
+  reject: (err: unknown) => void;
+}
+
+export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder {
+  let engine: Promise<EncodeEngine> | undefined;
+  const queue: Queued[] = [];
+  let running: Promise<void> | undefined;
+  let closed = false;
+
+  const getEngine = () => (engine ??= chooseEngine(options));
+
+  const pump = () => {
+    if (running || queue.length === 0) return;
+    const item = queue.shift()!;
+    running = item
+      .run()
+      .then(item.resolve, item.reject)
+      .finally(() => {
+        running = undefined;
+        pump();
+      });
+  };
+
+  return {
+    encode(srcWav, destFlac, opts = {}) {
+      if (closed) return Promise.reject(new FlacEncoderError('the FLAC encoder is closed'));
+      const job = { compressionLevel: options.compressionLevel, ...opts, src: srcWav, dest: destFlac };
+      return new Promise<EncodeResult>((resolve, reject) => {
+        queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });
+        pump();
+      });
+    },
+    async close({ force = false } = {}) {
+      closed = true;
+      for (const item of queue.splice(0)) item.reject(new FlacEncoderError('the FLAC encoder was closed before the job started'));
+      const current = running;
+      const started = await engine?.catch(() => undefined);
+      if (!started) return;
+      if (force) await started.close(true);
+      await current;
+      await started.close(false);
+    },
+  };
+}
+
+async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> {
+  const thread = options.thread ?? 'auto';
+  let libflac: EncodeEngine;
+  if (thread === 'in-process') {
+    libflac = inProcessEngine();
+  } else if (existsSync(fileURLToPath(FLAC_WORKER_URL))) {
+    libflac = workerEngine(FLAC_WORKER_URL);
+  } else if (thread === 'worker') {
+    throw new FlacEncoderError(
+      `the FLAC worker ${fileURLToPath(FLAC_WORKER_URL)} does not exist (run the build: npm run build)`,
+    );
+  } else {
+    libflac = inProcessEngine();
+  }
+  if (options.prefer === 'flac-cli') {
+    const program = options.flacProgram ?? 'flac';
+    const version = await findFlacProgram(program);
+    if (version !== undefined) return flacCliEngine(version, libflac, program);
+  }
+  return libflac;
+}

@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type libFactory from 'libflacjs';
+import { FlacEncoderError } from './errors.js';
+
+/** The libflacjs API (libFLAC compiled with emscripten). */
+export type LibFlac = libFactory.Flac;
+
+export interface LoadedLibFlac {
+  flac: LibFlac;
+  /** `release.wasm` or `release.asmjs`. */
+  variant: string;
+}
+
+const require = createRequire(import.meta.url);
+/** A library that never signals ready is broken, not slow: it loads in milliseconds. */
+const READY_TIMEOUT_MS = 30_000;
+
+let loading: Promise<LoadedLibFlac> | undefined;
+
+/**
+ * Load libflacjs once per thread. The WebAssembly build encodes about twice as fast as
+ * the asm.js one, so it is preferred; asm.js is the fallback when WebAssembly is
+ * unavailable or the .wasm file is missing or invalid.
+ */
+export function loadLibFlac(): Promise<LoadedLibFlac> {
+  loading ??= load().catch((err: unknown) => {
+    loading = undefined; // let a later call try again
+    throw err;
+  });
+  return loading;
+}
+
+async function load(): Promise<LoadedLibFlac> {
+  const factory = require('libflacjs') as typeof libFactory;
+  if (wasmUsable()) {
+    try {
+      return { flac: await whenReady(withoutFetch(() => factory('wasm'))), variant: 'release.wasm' };
+    } catch {
+      // fall through to asm.js
+    }
+  }
+  return { flac: await whenReady(factory('')), variant: 'release.asmjs' };
+}
+
+function wasmUsable(): boolean {
+  // The project's `lib` setting has no WebAssembly typings; only `validate` is needed.
+  const wasm = (globalThis as { WebAssembly?: { validate(bytes: Uint8Array): boolean } }).WebAssembly;
+  if (wasm === undefined) return false;
+  try {
+    const wasmFile = require.resolve('libflacjs/dist/libflac.wasm.wasm');
+    return existsSync(wasmFile) && wasm.validate(readFileSync(wasmFile));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * libflacjs' emscripten glue (1.39) fetches its .wasm with `fetch()` whenever a global
+ * `fetch` exists, which Node 18+ has, and `fetch` cannot read a file path, so loading
+ * fails. Hiding `fetch` while the module evaluates makes it read the file with `fs`
+ * instead. The check happens synchronously during `require`, so no other code runs
+ * while `fetch` is hidden.
+ */
+function withoutFetch<T>(load: () => T): T {
+  const g = globalThis as { fetch?: unknown };
+  const saved = g.fetch;
+  g.fetch = undefined;
+  try {
+    return load();
+  } finally {
+    g.fetch = saved;
+  }
+}
+
+function whenReady(flac: LibFlac): Promise<LibFlac> {
+  if (flac.isReady()) return Promise.resolve(flac);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new FlacEncoderError(`libflacjs did not become ready within ${READY_TIMEOUT_MS / 1000} s`));
+    }, READY_TIMEOUT_MS);
+    timer.unref();
+    flac.on('ready', () => {
+      clearTimeout(timer);
+      resolve(flac);
+    });
+  });
+}

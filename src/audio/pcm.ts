@@ -1,0 +1,101 @@
+import { open } from 'node:fs/promises';
+import { AudioFileError } from './errors.js';
+import { WAVE_FORMAT_IEEE_FLOAT } from './wav-format.js';
+import type { WavFormat } from './wav-format.js';
+import type { WavInfo } from './wav.js';
+
+/** Read size for the encoder: small enough for a Pi Zero, large enough to keep syscalls few. */
+export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The FLAC bit depth for a WAV sample format. libFLAC (1.3) encodes 4 to 24 bits per
+ * sample and has no float, so:
+ * - 8-bit (unsigned in WAV) -> 8-bit, 16 -> 16, 24 -> 24: lossless.
+ * - 32-bit integer -> 24-bit by dropping the 8 least significant bits: lossless when the
+ *   file carries at most 24 significant bits (recorders' 32-bit containers usually do:
+ *   see `validBitsPerSample`), else the lowest bits (below -144 dBFS) are lost.
+ * - 32/64-bit float -> 24-bit: `round(x * 2^23)`, clipped to [-2^23, 2^23 - 1]
+ *   (values beyond full scale clip; NaN becomes 0).
+ */
+export function flacBitsFor(format: Pick<WavFormat, 'formatTag' | 'bitsPerSample'>): 8 | 16 | 24 {
+  if (format.formatTag === WAVE_FORMAT_IEEE_FLOAT) return 24;
+  if (format.bitsPerSample === 8) return 8;
+  if (format.bitsPerSample === 16) return 16;
+  return 24;
+}
+
+const FULL_SCALE_24 = 8_388_608;
+
+function floatTo24(x: number): number {
+  if (Number.isNaN(x)) return 0;
+  const v = Math.round(x * FULL_SCALE_24);
+  return v > FULL_SCALE_24 - 1 ? FULL_SCALE_24 - 1 : v < -FULL_SCALE_24 ? -FULL_SCALE_24 : v;
+}
+
+/**
+ * Convert little-endian WAV sample bytes (whole frames) to interleaved integers at the
+ * bit depth `flacBitsFor(format)` chooses.
+ */
+export function decodeSamples(bytes: Uint8Array, format: Pick<WavFormat, 'formatTag' | 'bitsPerSample'>): Int32Array<ArrayBuffer> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const width = format.bitsPerSample / 8;
+  const count = Math.floor(bytes.byteLength / width);
+  const out = new Int32Array(count);
+  if (format.formatTag === WAVE_FORMAT_IEEE_FLOAT) {
+    if (width === 4) for (let i = 0; i < count; i++) out[i] = floatTo24(view.getFloat32(i * 4, true));
+    else for (let i = 0; i < count; i++) out[i] = floatTo24(view.getFloat64(i * 8, true));
+    return out;
+  }
+  switch (width) {
+    case 1:
+      for (let i = 0; i < count; i++) out[i] = bytes[i] - 128;
+      break;
+    case 2:
+      for (let i = 0; i < count; i++) out[i] = view.getInt16(i * 2, true);
+      break;
+    case 3:
+      for (let i = 0, o = 0; i < count; i++, o += 3) {
+        out[i] = bytes[o] | (bytes[o + 1] << 8) | ((bytes[o + 2] << 24) >> 8);
+      }
+      break;
+    case 4:
+      for (let i = 0; i < count; i++) out[i] = view.getInt32(i * 4, true) >> 8;
+      break;
+    default:
+      throw new Error(`unsupported sample width ${width}`);
+  }
+  return out;
+}
+
+/**
+ * The WAV's audio as interleaved integer samples, `chunkBytes` of the file at a time
+ * (rounded down to whole frames). Only one chunk is in memory: an hour-long recording
+ * streams through in constant space.
+ */
+export async function* readPcmChunks(
+  file: string,
+  info: WavInfo,
+  options: { chunkBytes?: number } = {},
+): AsyncGenerator<Int32Array<ArrayBuffer>, void, undefined> {
+  const wanted = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const chunkBytes = Math.max(info.blockAlign, wanted - (wanted % info.blockAlign));
+  const buffer = Buffer.alloc(chunkBytes);
+  const fh = await open(file, 'r');
+  try {
+    for (let done = 0; done < info.dataBytes; ) {
+      const length = Math.min(chunkBytes, info.dataBytes - done);
+      const { bytesRead } = await fh.read(buffer, 0, length, info.dataOffset + done);
+      if (bytesRead < length) {
+        throw new AudioFileError(
+          file,
+          'truncated',
+          `the file shrank while being read: expected ${info.dataBytes} bytes of audio, got ${done + bytesRead}`,
+        );
+      }
+      done += length;
+      yield decodeSamples(buffer.subarray(0, length), info);
+    }
+  } finally {
+    await fh.close();
+  }
+}

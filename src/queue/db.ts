@@ -53,8 +53,14 @@ export class Queue {
     return this.db.transaction(fn).deferred();
   }
 
+  /** `PRAGMA integrity_check`; damage so bad that the check itself fails is reported as a problem too. */
   integrityCheck(): IntegrityReport {
-    const rows = this.db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
+    let rows: { integrity_check: string }[];
+    try {
+      rows = this.db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
+    } catch (err) {
+      return { ok: false, problems: [`integrity check of ${this.path} failed: ${errorMessage(err)}`] };
+    }
     const problems = rows.map((r) => r.integrity_check).filter((line) => line !== 'ok');
     return { ok: problems.length === 0, problems };
   }

@@ -111,8 +111,8 @@ export function send(dispatcher: Dispatcher, req: WireRequest): Promise<WireResp
       const reason = abortError(signal);
       // Not yet on a socket: undici would only notice at onRequestStart (after a
       // connect that may take long), so settle now and cancel it there.
-      if (started && controller) controller.abort(reason);
       finish(transportError(reason, started, req, 'ABORTED'));
+      if (started && controller) controller.abort(reason);
     }
 
     if (signal?.aborted) {

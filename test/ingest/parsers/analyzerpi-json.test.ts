@@ -45,7 +45,7 @@ describe('analyzerpi JSON parser', () => {
     const r = parse(own(MAGPIE_FIXTURE), { fileName: MAGPIE });
     expect(r.detections).toEqual([]);
     expect(r.errors).toHaveLength(3);
-    expect(r.errors[0]!.message).toBe(
+    expect(r.errors[0].message).toBe(
       `${MAGPIE} line 1, detections[0].common_name: only the common name "Eurasian Magpie" is given and no labels file is configured to find its scientific name`,
     );
   });

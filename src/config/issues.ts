@@ -39,7 +39,7 @@ export function formatIssues(issues: readonly Issue[], context: IssueContext = {
 }
 
 function describeIssue(issue: Issue): string {
-  const got = showsInput(issue) ? ` (got ${describeValue(issue.input)})` : '';
+  const got = showsInput(issue) ? ` (got ${describeValue(offendingValue(issue))})` : '';
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
@@ -59,9 +59,23 @@ function describeIssue(issue: Issue): string {
 
 function showsInput(issue: Issue): boolean {
   if (isSecretPath(issue.path.map(String))) return false;
-  if (issue.input === undefined) return false;
-  // Refinements over a whole object report the object as input: not worth echoing.
-  return issue.input === null || typeof issue.input !== 'object';
+  const value = offendingValue(issue);
+  if (value === undefined) return false;
+  return issue.code === 'custom' ? value !== null : true;
+}
+
+/**
+ * The value at the issue's key. Refinements over a whole object (cross-key checks)
+ * report the object as their input: the value shown is then the one at the key named.
+ */
+function offendingValue(issue: Issue): unknown {
+  const input = issue.input;
+  if (issue.code === 'custom' && input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const key = issue.path[issue.path.length - 1];
+    const value = key === undefined ? undefined : (input as Record<PropertyKey, unknown>)[key];
+    return value !== null && typeof value === 'object' ? undefined : value;
+  }
+  return input !== null && typeof input === 'object' ? undefined : input;
 }
 
 function isSecretPath(path: readonly string[]): boolean {
@@ -134,16 +148,19 @@ function lastOf(id: string): string {
   return id.slice(id.lastIndexOf('.') + 1);
 }
 
+/** Edits (insert, delete, substitute, swap neighbours) from a to b: `uplaod` is 1 from `upload`. */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
-  return row[b.length];
+  return d[a.length][b.length];
 }

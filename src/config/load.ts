@@ -7,6 +7,7 @@ import { findJsonSyntaxError } from './json-syntax.js';
 import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
+import { removeSecrets } from '../log/scrub.js';
 import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
 
 /**
@@ -112,7 +113,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   };
 
   const parsed = configSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, { sourceOf }), filePath, context);
+  if (!parsed.success) {
+    // Problems never echo a token key's value; a token pasted into another key is removed here.
+    const secrets = [env.STATION_AGENT_ADMIN_TOKEN, ...layers.map((l) => getAt(l.values, ['service', 'token']))].filter(
+      (s): s is string => typeof s === 'string',
+    );
+    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => removeSecrets(p, secrets));
+    throw new ConfigError(problems, filePath, context);
+  }
   const config = parsed.data;
 
   let tokenSource: TokenSource = null;

@@ -17,6 +17,7 @@ type JsonNode = {
   minimum?: number;
   maximum?: number;
   default?: unknown;
+  anyOf?: JsonNode[];
   properties?: Record<string, JsonNode>;
   required?: string[];
 };
@@ -65,13 +66,16 @@ function nodeAt(root: JsonNode, path: readonly string[]): { node: JsonNode; requ
 }
 
 function typeText(key: ConfigKey, node: JsonNode): string {
-  const types = Array.isArray(node.type) ? node.type : node.type ? [node.type] : [];
-  const nullable = types.includes('null');
+  // A nullable leaf is an anyOf in JSON Schema; its non-null branch says the rest.
+  const branch = node.anyOf?.find((n) => n.type !== 'null') ?? node;
+  const types = Array.isArray(branch.type) ? branch.type : branch.type ? [branch.type] : [];
+  const nullable = key.schema.safeParse(null).success;
   let text: string;
-  if (node.enum) text = node.enum.map((v) => code(String(v))).join(' \\| ');
+  if (typeof key.meta.typeText === 'string') text = key.meta.typeText;
+  else if (branch.enum) text = branch.enum.map((v) => code(String(v))).join(' \\| ');
   else if (key.meta.path === true) text = 'path';
-  else if (types.includes('integer')) text = `integer${range(node)}`;
-  else if (types.includes('number')) text = `number${range(node)}`;
+  else if (types.includes('integer')) text = `integer${range(branch)}`;
+  else if (types.includes('number')) text = `number${range(branch)}`;
   else text = types.filter((t) => t !== 'null').join(' or ') || 'any';
   return nullable ? `${text} or \`null\`` : text;
 }

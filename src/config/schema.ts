@@ -14,6 +14,7 @@ import { CONFIG_RANGES } from '../api/types.js';
  *   against the working directory.
  * - `secret: true`: never printed (`config show`, error messages, logs).
  * - `defaultText`: the default as words when it is computed at load time.
+ * - `typeText`: the type as words where the JSON type says too little (URL, time zone).
  *
  * Messages of our own checks start with "must"/"is"/"cannot" so that `issues.ts` prints
  * them after the key path as they are.
@@ -79,7 +80,7 @@ const serviceSchema = z
       .describe(
         'Base URL of the service (the interface spec\'s `{base_url}`). REST requests go to `{baseUrl}/api/v1/...`. A trailing slash is ignored. Plain http:// to a host other than this machine sends the token unencrypted (a warning says so).',
       )
-      .meta({ examples: ['https://service.example.org'] }),
+      .meta({ examples: ['https://service.example.org'], typeText: 'URL' }),
     token: z
       .string()
       .min(1, { error: 'must not be empty' })
@@ -104,7 +105,7 @@ const serviceSchema = z
     graphqlUrl: httpUrl()
       .optional()
       .describe('URL of the service\'s GraphQL endpoint (the spec\'s `{graphql_url}`), used by read commands.')
-      .meta({ examples: ['https://service.example.org/graphql'], defaultText: '`{baseUrl}/graphql`' }),
+      .meta({ examples: ['https://service.example.org/graphql'], defaultText: '`{baseUrl}/graphql`', typeText: 'URL' }),
   })
   .refine((s: { token?: unknown; tokenFile?: unknown }) => s.token === undefined || s.tokenFile === undefined, {
     error: 'cannot be combined with service.token: set only one',
@@ -178,7 +179,7 @@ const stationSchema = z
       .describe(
         'IANA time zone of the analyzer\'s local timestamps: recording times without an offset are read in this zone, and timestamps are sent with its offset.',
       )
-      .meta({ examples: ['Europe/Berlin'], defaultText: 'the system\'s time zone' }),
+      .meta({ examples: ['Europe/Berlin'], defaultText: 'the system\'s time zone', typeText: 'IANA time zone' }),
     settings: stationSettingsSchema.prefault({}).describe(STATION_SETTINGS_DESCRIPTION),
   });
 
@@ -331,7 +332,7 @@ const metricsSchema = z
       .nullable()
       .default(null)
       .describe('Address of the Prometheus metrics endpoint (`GET /metrics`); null turns it off.')
-      .meta({ examples: ['127.0.0.1:9464'] }),
+      .meta({ examples: ['127.0.0.1:9464'], typeText: '`host:port`' }),
   });
 
 const logSchema = z

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { redactConfig } from '../../src/config/redact.js';
+import { minimalConfig } from './config-files.js';
+
+describe('redactConfig', () => {
+  it('hides the token and keeps the token file path, on a copy', () => {
+    const input = minimalConfig();
+    input.service.token = 'tok-secret-1';
+    const config = parseConfig(input);
+    const shown = redactConfig(config);
+    expect(shown.service.token).toBe('<redacted>');
+    expect(JSON.stringify(shown)).not.toContain('tok-secret-1');
+    expect(config.service.token).toBe('tok-secret-1');
+
+    // A loaded config with a token file holds both: the path stays visible.
+    const withFile = { ...config, service: { ...config.service, tokenFile: '/etc/station-agent/token' } };
+    expect(redactConfig(withFile).service).toMatchObject({ token: '<redacted>', tokenFile: '/etc/station-agent/token' });
+  });
+
+  it('leaves a config without token as it is', () => {
+    const config = parseConfig(minimalConfig());
+    expect(redactConfig(config)).toEqual(config);
+  });
+});

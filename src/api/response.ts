@@ -1,6 +1,6 @@
 import { HttpStatusError, OutcomeUnknownError, ServiceRejectedError } from './errors.js';
 import type { WireResponse } from './http.js';
-import { redactDeep, redactSecrets } from './redact.js';
+import { redactDeep, redactSecrets, redactUrl } from './redact.js';
 
 /**
  * Turning a complete HTTP response into either a JSON object or a typed error:
@@ -49,6 +49,9 @@ export function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpSt
   } else if (text.trim()) {
     serverMessage = text.trim().split('\n', 1)[0]?.slice(0, 200);
   }
+  const location = header(res, 'location');
+  // Redirects are not followed (a POST must not be replayed elsewhere); say where they point so a wrong baseUrl is obvious.
+  if (res.status >= 300 && res.status < 400 && location) serverMessage ??= `redirected to ${redactUrl(location)}`;
   return new HttpStatusError(ctx.display, {
     status: res.status,
     body: parsed ?? null,

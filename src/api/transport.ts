@@ -195,7 +195,7 @@ export class Transport {
         path: `${shown}${query}`,
         status,
         durationMs: performance.now() - started,
-        bytesSent: bytesSent(),
+        bytesSent: errorCode === 'ERR_NETWORK_BEFORE_SEND' ? 0 : bytesSent(),
         ...(errorCode ? { errorCode } : {}),
       });
     }

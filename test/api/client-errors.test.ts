@@ -261,6 +261,13 @@ describe('complete non-2xx answers: HttpStatusError (ERR_HTTP_STATUS)', () => {
     expect(err).toMatchObject({ status: 415, html: false });
   });
 
+  it('a redirect is not followed; the message says where it points', async () => {
+    const s = await server((_req, res) => res.writeHead(301, { location: `https://elsewhere.example/api/v1/stations/${TOKEN}/detections` }).end());
+    const err = await failure(client(s.url).postDetection(DETECTION));
+    expect(err).toMatchObject({ status: 301, serverMessage: 'redirected to https://elsewhere.example/api/v1/stations/<redacted>/detections' });
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('a server that echoes the token in its message does not leak it', async () => {
     const s = await server((req, res) => json(403, { success: false, message: `Unknown station token ${TOKEN}`, errors: { token: [`${TOKEN} is invalid`] } })(req, res, undefined as never));
     const err = await failure(client(s.url).stats());
@@ -355,7 +362,9 @@ describe('the onResponse hook on failures', () => {
     const seen: Array<{ status: number; errorCode?: string; path: string }> = [];
     const c = client(`http://127.0.0.1:${await closedPort()}`, { onResponse: (i) => seen.push(i) });
     await failure(c.stats());
+    await failure(c.postDetection(DETECTION));
     expect(seen[0]).toMatchObject({ status: 0, errorCode: 'ERR_NETWORK_BEFORE_SEND', path: '/api/v1/stations/<redacted>/stats' });
+    expect(seen[1]).toMatchObject({ method: 'POST', status: 0, bytesSent: 0 });
     const s = await server(json(429, { success: false }));
     const c2 = client(s.url, {
       onResponse: (i) => {
@@ -364,7 +373,7 @@ describe('the onResponse hook on failures', () => {
       },
     });
     await failure(c2.stats());
-    expect(seen[1]).toMatchObject({ status: 429, errorCode: 'ERR_HTTP_STATUS' });
+    expect(seen[2]).toMatchObject({ status: 429, errorCode: 'ERR_HTTP_STATUS' });
   });
 });
 

@@ -2,33 +2,8 @@ import type { PostDetectionBody } from '../api/types.js';
 import type { UploadApi } from './ports.js';
 import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
 import type { UploadQueue } from './upload-queue.js';
-
-/** A recording claimed for upload: its FLAC is in the spool. */
-export interface ClaimedRecording {
-  id: number;
-  timestamp: string;
-  spoolPath: string;
-  durationS: number | null;
-  attempts: number;
-  /** It was `unknown`: look for it at the service before posting. */
-  reconcile: boolean;
-}
-
-/** A detection claimed for upload, with its soundscape's service id when it has one. */
-export interface ClaimedDetection {
-  id: number;
-  timestamp: string;
-  scientificName: string;
-  commonName: string;
-  confidence: number;
-  startS: number;
-  endS: number;
-  lat: number | null;
-  lon: number | null;
-  soundscapeRemoteId: number | null;
-  attempts: number;
-  reconcile: boolean;
-}
+import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
+import { AudioFileError } from '../audio/errors.js';
 
 export interface SendContext {
   api: UploadApi;
@@ -48,12 +23,12 @@ export interface SendResult {
  * id is stored in the same transaction that marks the recording uploaded, which is
  * what makes its detections due.
  */
-export async function sendRecording(ctx: SendContext, item: ClaimedRecording): Promise<SendResult> {
+export async function sendRecording(ctx: SendContext, item: RecordingItem): Promise<SendResult> {
   if (item.reconcile) {
     const found = await findSoundscape(
       ctx.api,
       { timestamp: item.timestamp, durationS: item.durationS },
-      (id) => ctx.queue.isRemoteIdTaken('recording', id, item.id),
+      (id) => ctx.queue.isRemoteIdTaken('recording', id),
       ctx.signal,
     );
     if (found != null) {
@@ -61,6 +36,7 @@ export async function sendRecording(ctx: SendContext, item: ClaimedRecording): P
       return { remoteId: found, reconciled: true };
     }
   }
+  if (!item.spoolPath) throw new AudioFileError(`recording ${item.id}`, 'no-data', 'no audio in the spool');
   const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, file: item.spoolPath, signal: ctx.signal });
   ctx.queue.markUploaded('recording', item.id, soundscape.id);
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
@@ -72,7 +48,7 @@ export async function sendDetection(ctx: SendContext, item: ClaimedDetection): P
       ctx.api,
       item,
       ctx.species,
-      (id) => ctx.queue.isRemoteIdTaken('detection', id, item.id),
+      (id) => ctx.queue.isRemoteIdTaken('detection', id),
       ctx.signal,
     );
     if (found != null) {

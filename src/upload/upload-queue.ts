@@ -1,29 +1,20 @@
-import type { ItemKind } from './decide.js';
-import type { ClaimedDetection, ClaimedRecording } from './send.js';
+import type { ClaimedDetection, ItemKind, RecordingItem } from '../queue/index.js';
 
 /**
  * The queue operations the uploader uses, named by what they mean to it. The
- * implementation binds them to the queue's transition functions (`bindUploadQueue`
- * in `upload-queue-sqlite.ts`); every state change still goes through the queue's
- * single `transition()`.
+ * SQLite binding (`upload-queue-sqlite.ts`) maps each to one queue operation, and
+ * every state change still goes through the queue's single `transition()`.
  */
 export interface UploadQueue {
-  claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): ClaimedRecording[];
+  claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): RecordingItem[];
   claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest'; noAudioAfterMs: number }): ClaimedDetection[];
-  /** The earliest `next_attempt_at` of a waiting item, to sleep until then. */
+  /** The earliest future `next_attempt_at` of a waiting item, to sleep until then. */
   nextDueAt(): number | null;
-  /** Gives a claimed item back without counting an attempt. */
-  unclaim(kind: ItemKind, id: number, reconcile: boolean): void;
   markUploaded(kind: ItemKind, id: number, remoteId: number): void;
-  /** Back to waiting; an item that was being reconciled stays `unknown`. */
-  retryLater(
-    kind: ItemKind,
-    id: number,
-    reconcile: boolean,
-    args: { error: string; code: string; nextAttemptAt: number; countAttempt?: boolean },
-  ): void;
+  /** Back to waiting after a transient failure; an item being reconciled stays `unknown`. */
+  retryLater(kind: ItemKind, id: number, args: { error: string; code: string; nextAttemptAt: number }): void;
   outcomeUnknown(kind: ItemKind, id: number, args: { error: string; code: string; nextAttemptAt: number }): void;
   fail(kind: ItemKind, id: number, args: { error: string; code: string }): void;
-  /** True when another queue item already holds this service id (never adopt one twice). */
-  isRemoteIdTaken(kind: ItemKind, remoteId: number, exceptId: number): boolean;
+  /** True when an item already holds this service id (never adopt one twice). */
+  isRemoteIdTaken(kind: ItemKind, remoteId: number): boolean;
 }

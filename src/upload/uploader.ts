@@ -6,7 +6,8 @@ import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { decide, type Decision, type ItemKind, type PauseReason } from './decide.js';
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
-import { sendDetection, sendRecording, type SendContext, type ClaimedDetection, type ClaimedRecording } from './send.js';
+import { sendDetection, sendRecording, type SendContext } from './send.js';
+import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
 import type { UploadQueue } from './upload-queue.js';
 
 export interface UploaderOptions {
@@ -159,7 +160,11 @@ export class Uploader {
     if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
 
     let slots = this.concurrency.limit - this.inFlight.size;
-    if (circuit === 'half-open') slots = this.inFlight.size === 0 ? 1 : 0;
+    if (circuit === 'half-open') {
+      // One request probes the service; the rest wait for its verdict.
+      if (this.circuit.tryAcquire() !== 'probe') return 1_000;
+      slots = 1;
+    }
     if (slots <= 0) return idle;
 
     const order = this.newestFirst ? 'newest' : 'oldest';
@@ -192,14 +197,9 @@ export class Uploader {
     return next == null ? idle : Math.min(idle, Math.max(10, next - now));
   }
 
-  private launch(kind: 'recording', item: ClaimedRecording): void;
+  private launch(kind: 'recording', item: RecordingItem): void;
   private launch(kind: 'detection', item: ClaimedDetection): void;
-  private launch(kind: ItemKind, item: ClaimedRecording | ClaimedDetection): void {
-    if (this.circuit.tryAcquire() === 'wait') {
-      // Claimed just as the circuit opened: give it back untouched.
-      this.queue.unclaim(kind, item.id, item.reconcile);
-      return;
-    }
+  private launch(kind: ItemKind, item: RecordingItem | ClaimedDetection): void {
     const ctx: SendContext = {
       api: this.api,
       queue: this.queue,
@@ -209,7 +209,7 @@ export class Uploader {
     const started = this.now();
     const task =
       kind === 'recording'
-        ? sendRecording(ctx, item as ClaimedRecording)
+        ? sendRecording(ctx, item as RecordingItem)
         : sendDetection(ctx, item as ClaimedDetection);
     this.track(
       task.then(
@@ -229,7 +229,7 @@ export class Uploader {
     );
   }
 
-  private handleFailure(kind: ItemKind, item: ClaimedRecording | ClaimedDetection, err: unknown, started: number): void {
+  private handleFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): void {
     const stopping = this.abort.signal.aborted;
     const d: Decision = decide(err, kind);
     const now = this.now();
@@ -241,7 +241,7 @@ export class Uploader {
         else this.circuit.release();
         if (d.throttle) this.concurrency.throttled();
         const delay = backoffDelay(item.attempts, this.options.backoff, d.retryAfterMs);
-        this.queue.retryLater(kind, item.id, item.reconcile, { error: d.message, code: d.code, nextAttemptAt: now + delay });
+        this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
         this.observer.outcome?.(kind, 'retry', elapsed);
         this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);
         return;
@@ -261,7 +261,7 @@ export class Uploader {
       }
       case 'pause': {
         this.circuit.release();
-        this.queue.retryLater(kind, item.id, item.reconcile, { error: d.message, code: d.code, nextAttemptAt: now, countAttempt: false });
+        this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now });
         this.setPause(d.reason, d.message);
         this.observer.outcome?.(kind, 'paused', elapsed);
         return;

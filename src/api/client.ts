@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { buildQuery } from './query.js';
+import { buildQuery, detectionListQuery, soundscapeListQuery, speciesListQuery, statsQuery } from './query.js';
 import {
   normalizeDetection,
   normalizeFullSpecies,
@@ -258,58 +258,6 @@ export class ServiceClient {
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   return new ServiceClient(options);
-}
-
-// ---------------------------------------------------------------------------
-// Query strings: every documented parameter, in the spec's order.
-
-function statsQuery(q: StatsQuery): string {
-  return buildQuery({ period: q.period, since: q.since, mode: q.mode, classification: q.classification });
-}
-
-function speciesListQuery(q: SpeciesListQuery): string {
-  return buildQuery({
-    period: q.period,
-    from: q.from,
-    to: q.to,
-    since: q.since,
-    limit: q.limit,
-    page: q.page,
-    sort: q.sort,
-    order: q.order,
-    speciesId: q.speciesId,
-    query: q.query,
-    mode: q.mode,
-    locale: q.locale,
-    classification: q.classification,
-  });
-}
-
-function detectionListQuery(q: DetectionListQuery): string {
-  return buildQuery({
-    limit: q.limit,
-    cursor: q.cursor,
-    from: q.from,
-    to: q.to,
-    speciesId: q.speciesId,
-    query: q.query,
-    mode: q.mode,
-    locale: q.locale,
-    classification: q.classification,
-    behavior: q.behavior,
-    shortlist: q.shortlist,
-  });
-}
-
-function soundscapeListQuery(q: SoundscapeListQuery): string {
-  return buildQuery({
-    limit: q.limit,
-    cursor: q.cursor,
-    from: q.from,
-    to: q.to,
-    speciesId: q.speciesId,
-    detections: q.detections,
-  });
 }
 
 function pathId(id: number, what: string): string {

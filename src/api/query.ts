@@ -5,6 +5,8 @@
  * skipped, never sent as empty strings.
  */
 
+import type { DetectionListQuery, SoundscapeListQuery, SpeciesListQuery, StatsQuery } from './types.js';
+
 export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | null | undefined;
 
 /**
@@ -32,4 +34,56 @@ function encodeScalar(key: string, value: string | number | boolean): string {
     throw new TypeError(`query parameter "${key}" must be a finite number, got ${String(value)}`);
   }
   return encodeURIComponent(String(value));
+}
+
+// ---------------------------------------------------------------------------
+// Query strings: every documented parameter, in the spec's order.
+
+export function statsQuery(q: StatsQuery): string {
+  return buildQuery({ period: q.period, since: q.since, mode: q.mode, classification: q.classification });
+}
+
+export function speciesListQuery(q: SpeciesListQuery): string {
+  return buildQuery({
+    period: q.period,
+    from: q.from,
+    to: q.to,
+    since: q.since,
+    limit: q.limit,
+    page: q.page,
+    sort: q.sort,
+    order: q.order,
+    speciesId: q.speciesId,
+    query: q.query,
+    mode: q.mode,
+    locale: q.locale,
+    classification: q.classification,
+  });
+}
+
+export function detectionListQuery(q: DetectionListQuery): string {
+  return buildQuery({
+    limit: q.limit,
+    cursor: q.cursor,
+    from: q.from,
+    to: q.to,
+    speciesId: q.speciesId,
+    query: q.query,
+    mode: q.mode,
+    locale: q.locale,
+    classification: q.classification,
+    behavior: q.behavior,
+    shortlist: q.shortlist,
+  });
+}
+
+export function soundscapeListQuery(q: SoundscapeListQuery): string {
+  return buildQuery({
+    limit: q.limit,
+    cursor: q.cursor,
+    from: q.from,
+    to: q.to,
+    speciesId: q.speciesId,
+    detections: q.detections,
+  });
 }

@@ -1,6 +1,7 @@
+import { REDACTED } from '../log/scrub.js';
 import type { Config } from './schema.js';
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 /**
  * The config as `config show` prints it: the token replaced by `<redacted>` (the

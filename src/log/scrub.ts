@@ -12,7 +12,14 @@ const STATION_SEGMENT = /\/stations\/[^/?#\s"'<>\\]+/g;
 
 /** `text` without any of `secrets` and without station path segments. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  return removeSecrets(text, secrets).replace(STATION_SEGMENT, '/stations/<token>');
+  // Station paths first, so they read `/stations/<token>` like the API client's request
+  // lines; known secrets there first of all, since a token may hold a `/`.
+  let out = text;
+  for (const secret of expandSecrets(secrets)) {
+    const segment = `/stations/${secret}`;
+    if (out.includes(segment)) out = out.split(segment).join('/stations/<token>');
+  }
+  return removeSecrets(out.replace(STATION_SEGMENT, '/stations/<token>'), secrets);
 }
 
 /** `text` with each of `secrets` (and its URL-encoded form) replaced by `<redacted>`. */

@@ -1,0 +1,102 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { REDACTED, removeSecrets, scrubSecrets } from './scrub.js';
+import { scrubValue } from './scrub-value.js';
+
+/**
+ * The agent's logger: pino, JSON lines on standard output (the journal under systemd),
+ * with the station token kept out of every line by three nets:
+ *
+ * 1. `redact` paths blank token-bearing fields by name (`token`, `headers.authorization`, ...).
+ * 2. `hooks.logMethod` (and `formatters.bindings` for child loggers) scrub every string
+ *    in what is logged: the message, format arguments, objects, errors with their message,
+ *    stack and cause. Literal secrets become `<redacted>`, `/stations/<segment>` path
+ *    segments become `/stations/<token>` (a URL may be logged before anyone knows which
+ *    token is in it).
+ * 3. `hooks.streamWrite` scrubs the finished line once more, for anything that reached
+ *    the output another way (a serializer, a getter).
+ */
+
+export type { Logger } from 'pino';
+
+export interface CreateLoggerOptions {
+  /** pino level: fatal, error, warn, info, debug, trace or silent. */
+  level: string;
+  /** The station token, removed from every line. May also be added later with `addLogSecrets`. */
+  token?: string | null | undefined;
+  /** Further secrets (the admin token). */
+  secrets?: readonly (string | null | undefined)[];
+  /** Where lines go; default standard output, written synchronously (no lines lost on a crash). */
+  destination?: DestinationStream;
+}
+
+/** Field paths blanked by name, whatever their value. */
+export const LOG_REDACT_PATHS = [
+  'token',
+  'adminToken',
+  '*.token',
+  '*.adminToken',
+  '*.*.token',
+  'authorization',
+  'headers.authorization',
+  'headers["x-auth-token"]',
+  '*.headers.authorization',
+  '*.headers["x-auth-token"]',
+  'req.headers.authorization',
+  'req.headers["x-auth-token"]',
+  'request.headers.authorization',
+  'request.headers["x-auth-token"]',
+] as const;
+
+const secretLists = new WeakMap<Logger, string[]>();
+
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const secrets: string[] = [];
+  const addSecrets = (values: readonly (string | null | undefined)[]) => {
+    for (const value of values) if (value && !secrets.includes(value)) secrets.push(value);
+  };
+  addSecrets([options.token, ...(options.secrets ?? [])]);
+
+  const logger = pino(
+    {
+      level: options.level,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (bindings) => scrubValue(bindings, secrets) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((arg) => scrubValue(arg, secrets)) as Parameters<typeof method>;
+          method.apply(this, scrubbed);
+        },
+        streamWrite: (line) => scrubLine(line, secrets),
+      },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+  secretLists.set(logger, secrets);
+  return logger;
+}
+
+/**
+ * Adds secrets to a logger made by `createLogger` (and its children), e.g. once the
+ * token is read after the logger already exists.
+ */
+export function addLogSecrets(logger: Logger, ...values: (string | null | undefined)[]): void {
+  let root: Logger | undefined = logger;
+  let list = secretLists.get(root);
+  // Child loggers inherit from their parent through the prototype chain.
+  while (!list && root) {
+    root = Object.getPrototypeOf(root) as Logger | undefined;
+    list = root ? secretLists.get(root) : undefined;
+  }
+  if (!list) throw new Error('addLogSecrets: not a logger made by createLogger');
+  for (const value of values) if (value && !list.includes(value)) list.push(value);
+}
+
+function scrubLine(line: string, secrets: readonly string[]): string {
+  if (line.includes('/stations/')) return scrubSecrets(line, secrets);
+  return secrets.length ? removeSecrets(line, secrets) : line;
+}

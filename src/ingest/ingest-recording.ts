@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
+import { readFlacInfo } from '../audio/flac-info.js';
+import { readWavInfo, type WavInfo } from '../audio/wav.js';
+import { errorMessage } from '../errors.js';
+import { enqueueRecording, type NewDetection, type NewRecording, type Queue } from '../queue/index.js';
+import { findRecordingBySourceKey } from '../queue/find-recording.js';
+import { ResultFileError } from './errors.js';
+import { parseResultFile } from './formats.js';
+import type { Labels } from './labels.js';
+import { formatServiceTimestamp, isPlausibleStart, recordingStartFromMetadata, recordingStartFromName } from './recording-time.js';
+import { DiskFullError, type Spool } from './spool.js';
+import type { ParsedResultFile, ResultFormat } from './types.js';
+
+/**
+ * Turns one analyzer result (and its audio, when there is one) into queue items:
+ * parse, resolve the recording's start, keep the detections at or above
+ * `minConfidence`, take the audio into the spool, and enqueue everything in one
+ * transaction. Used by the watcher and by `station-agent ingest` alike, so a
+ * backfill behaves exactly like live ingestion.
+ */
+export interface IngestContext {
+  queue: Queue;
+  spool: Spool;
+  labels: Labels | undefined;
+  /** IANA zone of the station: naive local file names are read in it. */
+  zone: string;
+  minConfidence: number;
+  format: ResultFormat | 'auto';
+  lat: number | null;
+  lon: number | null;
+  /** Below this many free bytes, audio is not spooled (detections still queue). */
+  minFreeBytes: number;
+  log: Logger;
+  now?: () => number;
+  /** Report what would be queued without writing anything. */
+  dryRun?: boolean;
+}
+
+export interface IngestInput {
+  /** The result file. */
+  resultPath: string;
+  /** The analyzer's audio file, when known. */
+  audioPath?: string;
+  /** The audio already taken into the spool (analyzerpi: linked the moment it appeared). */
+  spooledAudio?: string;
+}
+
+export type IngestOutcome =
+  | { status: 'queued'; recordingId: number | null; detections: number; newDetections: number; audio: 'spooled' | 'none' | 'existing'; problems: string[] }
+  | { status: 'no-detections'; below: number; problems: string[] }
+  | { status: 'not-ready'; reason: string }
+  | { status: 'error'; message: string; code: string };
+
+export async function ingestRecording(ctx: IngestContext, input: IngestInput): Promise<IngestOutcome> {
+  let parsed: ParsedResultFile;
+  try {
+    const text = await readFile(input.resultPath, 'utf8');
+    parsed = parseResultFile(input.resultPath, text, { labels: ctx.labels, format: ctx.format });
+  } catch (err) {
+    if (err instanceof ResultFileError) return { status: 'error', message: err.message, code: err.code };
+    const code = (err as NodeJS.ErrnoException).code ?? 'ERR_READ';
+    return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code };
+  }
+  const problems = parsed.errors.map((e) => e.message);
+  const kept = parsed.detections.filter((d) => d.confidence >= ctx.minConfidence);
+  if (kept.length === 0) {
+    if (input.spooledAudio && !ctx.dryRun) await rm(input.spooledAudio, { force: true });
+    return { status: 'no-detections', below: parsed.detections.length, problems };
+  }
+
+  const audioPath = input.spooledAudio ?? input.audioPath;
+  const audio = audioPath ? await inspectAudio(audioPath) : null;
+  if (audio?.kind === 'not-ready') return { status: 'not-ready', reason: audio.reason };
+  if (audio?.kind === 'invalid') problems.push(audio.message);
+  const audioOk = audio?.kind === 'wav' || audio?.kind === 'flac' ? audio : null;
+
+  const nameForTime = input.audioPath ?? parsed.audioFileName ?? input.resultPath;
+  const start = await recordingStart(parsed, nameForTime, audioOk, audioPath, ctx.zone);
+  const startMs = start.date.getTime();
+  const sourceKey = `${path.basename(input.audioPath ?? parsed.audioFileName ?? baseOf(input.resultPath))}|${new Date(startMs).toISOString()}`;
+  const nowMs = (ctx.now ?? Date.now)();
+  const holdReason = isPlausibleStart(start.date, new Date(nowMs)) ? null : 'implausible-time';
+  if (holdReason) {
+    problems.push(`${nameForTime}: recording start ${start.date.toISOString()} (from ${start.source}) is implausible; held until an operator checks the clock`);
+  }
+
+  const detections: NewDetection[] = kept.map((d) => ({
+    dedupeKey: `${sourceKey}|${d.startSec}|${d.scientificName}`,
+    timestamp: formatServiceTimestamp(new Date(startMs + Math.round(d.startSec * 1000)), ctx.zone),
+    startS: d.startSec,
+    endS: d.endSec,
+    scientificName: d.scientificName,
+    commonName: d.commonName,
+    confidence: d.confidence,
+    lat: ctx.lat,
+    lon: ctx.lon,
+    holdReason,
+  }));
+  if (ctx.dryRun) {
+    return { status: 'queued', recordingId: null, detections: detections.length, newDetections: detections.length, audio: audioOk ? 'spooled' : 'none', problems };
+  }
+
+  const existing = findRecordingBySourceKey(ctx.queue, sourceKey);
+  let spoolPath: string | null = existing?.spoolPath ?? null;
+  let audioState: 'spooled' | 'none' | 'existing' = existing ? 'existing' : 'none';
+  if (!existing && audioOk && audioPath) {
+    try {
+      spoolPath = await spoolAudio(ctx, audioPath, Boolean(input.spooledAudio), sourceKey, audioOk.kind);
+      audioState = spoolPath ? 'spooled' : 'none';
+      if (!spoolPath) problems.push(`${audioPath}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
+    } catch (err) {
+      if (!(err instanceof DiskFullError)) throw err;
+      problems.push(`${err.message}; detections go without a soundscape`);
+    }
+  } else if (existing && input.spooledAudio) {
+    await rm(input.spooledAudio, { force: true });
+  }
+
+  const recording: NewRecording | null = audioOk || existing
+    ? {
+        sourceKey,
+        sourcePath: audioPath ?? input.resultPath,
+        spoolPath,
+        audioFormat: spoolPath ? audioOk?.kind ?? null : null,
+        timestamp: formatServiceTimestamp(start.date, ctx.zone),
+        timeSource: start.source,
+        durationS: audioOk?.durationSec ?? null,
+        sampleRate: audioOk?.sampleRate ?? null,
+        filesize: spoolPath && audioOk ? audioOk.bytes : null,
+        holdReason,
+      }
+    : null;
+  try {
+    const result = enqueueRecording(ctx.queue, { recording, detections });
+    return {
+      status: 'queued',
+      recordingId: result.recordingId,
+      detections: detections.length,
+      newDetections: result.detectionsInserted,
+      audio: audioState,
+      problems,
+    };
+  } catch (err) {
+    // Nothing was queued: do not leave an orphan in the spool.
+    if (spoolPath && !existing) await rm(spoolPath, { force: true });
+    throw err;
+  }
+}
+
+type AudioInspection =
+  | { kind: 'wav'; durationSec: number; sampleRate: number; bytes: number; info: WavInfo }
+  | { kind: 'flac'; durationSec: number; sampleRate: number; bytes: number }
+  | { kind: 'not-ready'; reason: string }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'missing'; message: string };
+
+async function inspectAudio(file: string): Promise<AudioInspection> {
+  try {
+    if (/\.flac$/i.test(file)) {
+      const info = await readFlacInfo(file);
+      return { kind: 'flac', durationSec: info.durationSec, sampleRate: info.sampleRate, bytes: info.bytes };
+    }
+    const info = await readWavInfo(file);
+    if (!info.complete) return { kind: 'not-ready', reason: `${file}: still being written` };
+    return { kind: 'wav', durationSec: info.durationSec, sampleRate: info.sampleRate, bytes: info.fileBytes, info };
+  } catch (err) {
+    if (err instanceof AudioFileError) {
+      // A WAV that looks unfinished may still be growing; the caller decides how long to wait.
+      if (STILL_BEING_WRITTEN.has(err.reason) && err.reason !== 'empty') return { kind: 'not-ready', reason: err.message };
+      return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing', message: `${file}: audio deleted before it could be spooled` };
+    return { kind: 'invalid', message: `${file}: ${errorMessage(err)}` };
+  }
+}
+
+async function recordingStart(
+  parsed: ParsedResultFile,
+  name: string,
+  audio: Extract<AudioInspection, { kind: 'wav' | 'flac' }> | null,
+  audioPath: string | undefined,
+  zone: string,
+): Promise<{ date: Date; source: NewRecording['timeSource'] }> {
+  if (parsed.recordingStart) {
+    const at = new Date(parsed.recordingStart);
+    if (!Number.isNaN(at.getTime())) return { date: at, source: 'sidecar' };
+  }
+  const byName = recordingStartFromName(path.basename(name), zone);
+  if (byName) return { date: byName, source: 'filename' };
+  if (audio?.kind === 'wav') {
+    const byMeta = recordingStartFromMetadata({ comment: audio.info.comment, guano: audio.info.guano }, zone);
+    if (byMeta) return { date: byMeta, source: 'metadata' };
+  }
+  // Last resort: the file's modification time is about when the recording ended.
+  const st = await stat(audioPath ?? name).catch(() => null);
+  const endMs = st?.mtimeMs ?? Date.now();
+  return { date: new Date(endMs - Math.round((audio?.durationSec ?? 0) * 1000)), source: 'mtime' };
+}
+
+async function spoolAudio(
+  ctx: IngestContext,
+  audioPath: string,
+  alreadySpooled: boolean,
+  sourceKey: string,
+  kind: 'wav' | 'flac',
+): Promise<string | null> {
+  const free = await ctx.spool.freeBytes().catch(() => Number.POSITIVE_INFINITY);
+  if (free < ctx.minFreeBytes) {
+    if (alreadySpooled) await rm(audioPath, { force: true });
+    return null;
+  }
+  const id = createHash('sha1').update(sourceKey).digest('hex').slice(0, 16);
+  const dest = ctx.spool.pathFor(`${id}.${kind}`);
+  if (alreadySpooled) {
+    await rename(audioPath, dest);
+  } else {
+    await ctx.spool.take(audioPath, dest);
+  }
+  return dest;
+}
+
+function baseOf(resultPath: string): string {
+  return path.basename(resultPath).replace(/\.(BirdNET\..*|detections\.json|json|csv)$/i, '');
+}

@@ -14,6 +14,8 @@ function capture(options: { level?: string; token?: string; secrets?: string[] }
     secrets: options.secrets,
     destination: { write: (line: string) => void raw.push(line) },
   });
+  // Parsed log lines are arbitrary JSON: tests walk into them freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const lines = () => raw.map((l) => JSON.parse(l) as Record<string, any>);
   return { logger, raw, lines, text: () => raw.join('') };
 }
@@ -26,7 +28,7 @@ describe('createLogger', () => {
     expect(lines()).toHaveLength(1);
     const [line] = lines();
     expect(line).toMatchObject({ level: 'info', msg: 'queued', items: 3 });
-    expect(new Date(line!.time as string).toISOString()).toBe(line!.time);
+    expect(new Date(line.time as string).toISOString()).toBe(line.time);
   });
 
   it('blanks token-bearing fields by name', () => {
@@ -42,9 +44,9 @@ describe('createLogger', () => {
       'starting',
     );
     const [line] = lines();
-    expect(line!.token).toBe('<redacted>');
-    expect(line!.service).toEqual({ token: '<redacted>', baseUrl: 'http://127.0.0.1:8080' });
-    expect(line!.headers.authorization).toBe('<redacted>');
+    expect(line.token).toBe('<redacted>');
+    expect(line.service).toEqual({ token: '<redacted>', baseUrl: 'http://127.0.0.1:8080' });
+    expect(line.headers.authorization).toBe('<redacted>');
     expect(text()).not.toMatch(/field-secret/);
   });
 
@@ -61,13 +63,13 @@ describe('createLogger', () => {
     const out = text();
     expect(out).not.toContain(TOKEN);
     const all = lines();
-    expect(all[0]!.msg).toBe('POST http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
-    expect(all[1]!.msg).toContain('fetching http://127.0.0.1:8080/api/v1/stations/<token>/detections');
-    expect(all[1]!.msg).toContain('token is <redacted>');
-    expect(all[2]!.url).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
-    expect(all[2]!.deep.a.b[0].c).toBe('x <redacted> y');
-    expect(all[3]!.target).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
-    expect(all[5]!.path).toBe('/api/v1/stations/<token>/soundscapes');
+    expect(all[0].msg).toBe('POST http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
+    expect(all[1].msg).toContain('fetching http://127.0.0.1:8080/api/v1/stations/<token>/detections');
+    expect(all[1].msg).toContain('token is <redacted>');
+    expect(all[2].url).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
+    expect(all[2].deep.a.b[0].c).toBe('x <redacted> y');
+    expect(all[3].target).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
+    expect(all[5].path).toBe('/api/v1/stations/<token>/soundscapes');
   });
 
   it('scrubs errors: message, stack, cause and own fields, keeping their class and code', () => {
@@ -84,16 +86,16 @@ describe('createLogger', () => {
 
     expect(text()).not.toContain(TOKEN);
     const [first, second, third] = lines();
-    expect(first!.msg).toBe('request to <redacted> failed (GET /api/v1/stations/<token>/stats)');
-    expect(first!.err.type).toBe('NetworkError');
-    expect(first!.err.code).toBe('ERR_NETWORK_BEFORE_SEND');
-    expect(first!.err.cause_code).toBe('ECONNREFUSED');
-    expect(first!.err.stack).toContain('request to <redacted> failed');
-    expect(first!.err.message).toContain('<redacted>');
-    expect(second!.msg).toBe('upload failed');
-    expect(second!.err.type).toBe('NetworkError');
-    expect(JSON.stringify(second!.err)).toContain('/stations/<token>/stats');
-    expect(third!.err.type).toBe('AggregateError');
+    expect(first.msg).toBe('request to <redacted> failed (GET /api/v1/stations/<token>/stats)');
+    expect(first.err.type).toBe('NetworkError');
+    expect(first.err.code).toBe('ERR_NETWORK_BEFORE_SEND');
+    expect(first.err.cause_code).toBe('ECONNREFUSED');
+    expect(first.err.stack).toContain('request to <redacted> failed');
+    expect(first.err.message).toContain('<redacted>');
+    expect(second.msg).toBe('upload failed');
+    expect(second.err.type).toBe('NetworkError');
+    expect(JSON.stringify(second.err)).toContain('/stations/<token>/stats');
+    expect(third.err.type).toBe('AggregateError');
 
     // The caller's error is untouched.
     expect(err.message).toContain(TOKEN);
@@ -135,6 +137,6 @@ describe('createLogger', () => {
     const a: Record<string, unknown> = { name: `a ${TOKEN}` };
     a.self = a;
     logger.info({ a }, 'circular');
-    expect(lines()[0]!.a.name).toBe('a <redacted>');
+    expect(lines()[0].a.name).toBe('a <redacted>');
   });
 });

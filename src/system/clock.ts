@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { access } from 'node:fs/promises';
+
+/**
+ * Is the system clock trustworthy? A Raspberry Pi has no real-time clock: after boot it
+ * runs from the last saved time until NTP syncs, so timestamps taken then can be hours
+ * or days off. The uploader holds items back while the clock is unsynchronized
+ * (`clock.requireSync`), and always holds back implausible timestamps.
+ *
+ * Probes, in order:
+ * 1. systemd-timesyncd touches `/run/systemd/timesync/synchronized` once it has synced.
+ * 2. `timedatectl show -p NTPSynchronized --value` answers yes/no for any NTP daemon
+ *    (chrony, ntpd) through the kernel's sync flag.
+ * 3. Neither available (no systemd, containers): 'unknown', and the caller trusts the
+ *    clock but keeps the plausibility check.
+ */
+
+export type ClockSyncState = 'synchronized' | 'unsynchronized' | 'unknown';
+
+export interface CommandResult {
+  stdout: string;
+  exitCode: number;
+}
+
+/** Runs a command without a shell; rejects when it cannot be started or outlives `timeoutMs`. */
+export type CommandRunner = (command: string, args: readonly string[], timeoutMs: number) => Promise<CommandResult>;
+
+export interface ClockProbeOptions {
+  /** Default `/run/systemd/timesync/synchronized`. */
+  syncFile?: string;
+  runCommand?: CommandRunner;
+  /** Time limit of `timedatectl`; default 2000 ms (it waits on D-Bus, which may hang). */
+  timeoutMs?: number;
+}
+
+export const TIMESYNC_SYNCHRONIZED_FILE = '/run/systemd/timesync/synchronized';
+export const TIMEDATECTL_ARGS = ['show', '-p', 'NTPSynchronized', '--value'] as const;
+
+export async function clockSyncState(options: ClockProbeOptions = {}): Promise<ClockSyncState> {
+  try {
+    await access(options.syncFile ?? TIMESYNC_SYNCHRONIZED_FILE);
+    return 'synchronized';
+  } catch {
+    // Not timesyncd, or not synced yet: ask timedatectl.
+  }
+  const run = options.runCommand ?? runCommand;
+  let result: CommandResult;
+  try {
+    result = await run('timedatectl', TIMEDATECTL_ARGS, options.timeoutMs ?? 2_000);
+  } catch {
+    return 'unknown';
+  }
+  if (result.exitCode !== 0) return 'unknown';
+  const answer = result.stdout.trim();
+  if (answer === 'yes') return 'synchronized';
+  if (answer === 'no') return 'unsynchronized';
+  return 'unknown';
+}
+
+/** The default `CommandRunner`: `execFile` with a time limit. A non-zero exit resolves with its code. */
+export function runCommand(command: string, args: readonly string[], timeoutMs: number): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    execFile(command, [...args], { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => {
+      if (!err) return resolve({ stdout, exitCode: 0 });
+      // A numeric code is the exit status; a string code (ENOENT) or a kill means it did not run to its end.
+      if (typeof err.code === 'number' && !err.killed) return resolve({ stdout, exitCode: err.code });
+      reject(new Error(`${command} did not run to its end: ${err.message}`, { cause: err }));
+    });
+  });
+}
+
+/** Timestamps before this are from a clock that has not been set. */
+export const EARLIEST_PLAUSIBLE_TIME = new Date('2020-01-01T00:00:00Z');
+const MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+/** Not before 2020-01-01 and not more than one day ahead of `now`. */
+export function isPlausibleTimestamp(date: Date, now: Date = new Date()): boolean {
+  const t = date.getTime();
+  if (Number.isNaN(t)) return false;
+  return t >= EARLIEST_PLAUSIBLE_TIME.getTime() && t <= now.getTime() + MAX_AHEAD_MS;
+}

@@ -1,0 +1,128 @@
+import type { Stats } from 'node:fs';
+import { opendir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import type { Queue } from '../queue/index.js';
+import { isFileDone } from '../queue/ingested-files.js';
+import { createIngestContext } from './context.js';
+import { classifyPath } from './formats.js';
+import type { IngestOutcome } from './ingest-recording.js';
+import { Pairing } from './pairing.js';
+
+/**
+ * `station-agent ingest PATH...`: backfills files or whole folders (an SD card
+ * dump) through the same pairing, parsers and queue as the watcher. Idempotent:
+ * files already finished with are skipped, and recordings already queued add
+ * nothing. Folders are walked twice (count, then ingest), streaming, so the size of
+ * the dump never matters for memory.
+ */
+export interface IngestPathsOptions {
+  config: Config;
+  queue: Queue;
+  paths: string[];
+  dryRun?: boolean;
+  onProgress?: (done: number, total: number | null, file: string) => void;
+  log?: Logger;
+}
+
+export interface IngestPathsResult {
+  /** Recordings (result files) that queued detections. */
+  recordings: number;
+  /** Detections newly queued (or that would be, with dryRun). */
+  detections: number;
+  skipped: { file: string; reason: string }[];
+  errors: { file: string; message: string }[];
+}
+
+/** Bounds what the summary keeps in memory for a huge dump; counts stay exact. */
+const MAX_LISTED = 1_000;
+
+export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPathsResult> {
+  const log = options.log ?? pino({ level: 'silent' });
+  const ctx = await createIngestContext(options.config, options.queue, log, { dryRun: options.dryRun });
+  const result: IngestPathsResult = { recordings: 0, detections: 0, skipped: [], errors: [] };
+  const skip = (file: string, reason: string) => {
+    if (result.skipped.length < MAX_LISTED) result.skipped.push({ file, reason });
+  };
+
+  let total = 0;
+  for (const p of options.paths) {
+    for await (const _found of resultFiles(p)) total++;
+  }
+
+  let done = 0;
+  const pairing = new Pairing({
+    ctx,
+    mode: 'auto',
+    jsonTimeoutMs: 0,
+    audioWaitMs: 0,
+    recheck: () => {},
+    onOutcome: (file, outcome) => record(file, outcome),
+  });
+  const record = (file: string, outcome: IngestOutcome) => {
+    done++;
+    options.onProgress?.(done, total, file);
+    if (outcome.status === 'queued') {
+      result.recordings++;
+      result.detections += outcome.newDetections;
+      if (outcome.newDetections === 0) skip(file, 'already queued');
+      for (const problem of outcome.problems) log.warn(problem);
+    } else if (outcome.status === 'no-detections') {
+      skip(file, `no detection at or above input.minConfidence ${options.config.input.minConfidence} (${outcome.below} below)`);
+    } else if (outcome.status === 'error') {
+      if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: outcome.message });
+    } else {
+      skip(file, outcome.reason);
+    }
+  };
+
+  for (const p of options.paths) {
+    for await (const { file, st, error } of resultFiles(p)) {
+      if (error) {
+        done++;
+        if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: error });
+        continue;
+      }
+      if (isFileDone(options.queue, file, st.size, st.mtimeMs)) {
+        done++;
+        options.onProgress?.(done, total, file);
+        skip(file, 'already ingested');
+        continue;
+      }
+      pairing.enqueue(file, st);
+      // One at a time: keeps memory flat and the progress honest.
+      await pairing.idle();
+    }
+  }
+  return result;
+}
+
+type Found = { file: string; st: Stats; error?: undefined } | { file: string; st?: undefined; error: string };
+
+/** Result files (incl. analyzerpi JSON) under a file or folder, streamed. */
+async function* resultFiles(p: string): AsyncGenerator<Found> {
+  const full = path.resolve(p);
+  let st: Stats;
+  try {
+    st = await stat(full);
+  } catch (err) {
+    yield { file: full, error: `${full}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(err)}` };
+    return;
+  }
+  if (st.isFile()) {
+    const c = classifyPath(full);
+    if (c.kind === 'result' || c.kind === 'analyzerpi-json') yield { file: full, st };
+    return;
+  }
+  if (!st.isDirectory()) return;
+  const dir = await opendir(full).catch(() => null);
+  if (!dir) {
+    yield { file: full, error: `${full}: cannot read the folder` };
+    return;
+  }
+  for await (const entry of dir) {
+    if (entry.name.startsWith('.')) continue;
+    yield* resultFiles(path.join(full, entry.name));
+  }
+}

@@ -1,0 +1,172 @@
+import type { Stats } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '../errors.js';
+import { isFileDone, markFileDone, type FileOutcome } from '../queue/ingested-files.js';
+import { classifyPath } from './formats.js';
+import { ingestRecording, type IngestContext, type IngestOutcome } from './ingest-recording.js';
+
+/**
+ * Pairs the analyzer's audio with its result file and hands each pair to
+ * `ingestRecording`, one at a time.
+ *
+ * - `results` input: the result file drives; its audio is the file with the same
+ *   base name in the same folder (`.wav`, `.WAV`, `.flac`). A result whose audio is
+ *   still being written is looked at again later; one without audio queues its
+ *   detections without a soundscape.
+ * - `analyzerpi` input: the analyzer deletes each WAV seconds after analysing it,
+ *   so the WAV is hard-linked into the spool's `incoming/` the moment it appears;
+ *   its `<wav>.json` then finds it there. A spooled WAV whose JSON never comes is
+ *   discarded after `jsonTimeoutMs`.
+ * - `auto`: both, deciding per file.
+ */
+export type InputMode = 'auto' | 'results' | 'analyzerpi';
+
+export interface PairingOptions {
+  ctx: IngestContext;
+  mode: InputMode;
+  jsonTimeoutMs: number;
+  /** Asks the watcher to look at a file again later. */
+  recheck: (file: string, delayMs?: number) => void;
+  /** Something was queued: wake the encoder and uploader. */
+  onQueued?: () => void;
+  /** Per-file outcome, for logs and the backfill summary. */
+  onOutcome?: (file: string, outcome: IngestOutcome) => void;
+  /** How long a result waits for its audio to be complete before going without it. Default 10 min. */
+  audioWaitMs?: number;
+}
+
+const ANALYZERPI_WAV = /^\d{4}-\d{2}-\d{2}-birdnet-.*\.wav$/i;
+const AUDIO_WAIT_MS = 10 * 60_000;
+
+export class Pairing {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly inProgress = new Set<string>();
+  private readonly waitingSince = new Map<string, number>();
+  private readonly linking = new Map<string, Promise<void>>();
+
+  constructor(private readonly opts: PairingOptions) {}
+
+  /** Whether the watcher should follow a file at all. */
+  isRelevant = (file: string): boolean => {
+    const c = classifyPath(file);
+    if (c.kind === 'ignored') return false;
+    if (c.kind === 'audio') return this.takesOnSight(file);
+    if (c.kind === 'analyzerpi-json') return this.opts.mode !== 'results';
+    return this.opts.mode !== 'analyzerpi';
+  };
+
+  isDone = (file: string, size: number, mtimeMs: number): boolean =>
+    this.inProgress.has(file) || isFileDone(this.opts.ctx.queue, file, size, mtimeMs);
+
+  /** analyzerpi: take the WAV before the analyzer deletes it. */
+  onAppear = (file: string): void => {
+    if (!this.takesOnSight(file) || this.linking.has(file)) return;
+    const dest = path.join(this.opts.ctx.spool.incomingDir, path.basename(file));
+    const task = this.opts.ctx.spool
+      .take(file, dest)
+      .then(() => undefined)
+      .catch((err: unknown) => this.opts.ctx.log.warn(`could not take ${file} into the spool: ${errorMessage(err)}`))
+      .finally(() => this.linking.delete(file));
+    this.linking.set(file, task);
+  };
+
+  onStable = (file: string, st: Stats): void => {
+    const c = classifyPath(file);
+    if (c.kind === 'result' || c.kind === 'analyzerpi-json') this.enqueue(file, st);
+  };
+
+  /** Waits for everything handed over so far (tests, backfill, shutdown). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Removes spooled analyzerpi WAVs whose JSON never came. */
+  async sweepIncoming(now = Date.now()): Promise<number> {
+    const dir = this.opts.ctx.spool.incomingDir;
+    let removed = 0;
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const file = path.join(dir, name);
+      const st = await stat(file).catch(() => null);
+      if (!st || now - st.ctimeMs < this.opts.jsonTimeoutMs) continue;
+      await this.opts.ctx.spool.remove(file);
+      removed++;
+      this.opts.ctx.log.warn(`discarded ${name}: its analyzer result never came within ${Math.round(this.opts.jsonTimeoutMs / 1000)} s`);
+    }
+    return removed;
+  }
+
+  private takesOnSight(file: string): boolean {
+    if (this.opts.mode === 'results') return false;
+    return this.opts.mode === 'analyzerpi' ? /\.wav$/i.test(file) : ANALYZERPI_WAV.test(path.basename(file));
+  }
+
+  /** Hands one result file over (the watcher's `onStable`, or a backfill). */
+  enqueue(file: string, st: Stats): void {
+    this.inProgress.add(file);
+    this.chain = this.chain.then(() => this.handle(file, st)).finally(() => this.inProgress.delete(file));
+  }
+
+  private async handle(file: string, st: Stats): Promise<void> {
+    const c = classifyPath(file);
+    let input: { resultPath: string; audioPath?: string; spooledAudio?: string };
+    if (c.kind === 'analyzerpi-json') {
+      const original = path.join(path.dirname(file), c.audioFileName);
+      await this.linking.get(original);
+      const spooled = path.join(this.opts.ctx.spool.incomingDir, c.audioFileName);
+      if (existsSync(spooled)) input = { resultPath: file, audioPath: original, spooledAudio: spooled };
+      else input = { resultPath: file, audioPath: existsSync(original) ? original : undefined };
+      if (!input.spooledAudio && !input.audioPath) input.audioPath = original;
+    } else {
+      input = { resultPath: file, audioPath: findAudio(file, c.kind === 'result' ? c.audioFileName ?? c.baseName : '') };
+    }
+
+    let outcome: IngestOutcome;
+    try {
+      outcome = await ingestRecording(this.opts.ctx, input);
+    } catch (err) {
+      outcome = { status: 'error', message: `${file}: ${errorMessage(err)}`, code: (err as { code?: string }).code ?? 'ERR_INGEST' };
+    }
+    if (outcome.status === 'not-ready') {
+      const since = this.waitingSince.get(file) ?? Date.now();
+      this.waitingSince.set(file, since);
+      if (Date.now() - since < (this.opts.audioWaitMs ?? AUDIO_WAIT_MS)) {
+        this.opts.recheck(file, 5_000);
+        return;
+      }
+      // The audio never completed: queue the detections without it.
+      outcome = await ingestRecording(this.opts.ctx, { resultPath: file });
+    }
+    this.waitingSince.delete(file);
+    this.opts.onOutcome?.(file, outcome);
+    const done: FileOutcome = outcome.status === 'queued' ? 'queued' : outcome.status === 'no-detections' ? 'no-detections' : 'error';
+    if (outcome.status === 'error' && isTransient(outcome.code)) {
+      // A disk or database hiccup: try the file again later rather than marking it done.
+      this.opts.recheck(file, 60_000);
+      return;
+    }
+    if (!this.opts.ctx.dryRun) {
+      markFileDone(this.opts.ctx.queue, file, st.size, st.mtimeMs, done, outcome.status === 'error' ? outcome.message : null);
+    }
+    if (outcome.status === 'queued') this.opts.onQueued?.();
+  }
+}
+
+function isTransient(code: string): boolean {
+  return code === 'ENOSPC' || code === 'EIO' || code === 'EMFILE' || code === 'ENFILE' || code.startsWith('ERR_QUEUE') || code === 'SQLITE_BUSY';
+}
+
+/** The audio file next to a result file with the same base name, if any. */
+function findAudio(resultPath: string, baseOrName: string): string | undefined {
+  if (!baseOrName) return undefined;
+  const dir = path.dirname(resultPath);
+  const candidates = /\.(wav|flac)$/i.test(baseOrName)
+    ? [baseOrName]
+    : [`${baseOrName}.wav`, `${baseOrName}.WAV`, `${baseOrName}.flac`, `${baseOrName}.FLAC`];
+  for (const name of candidates) {
+    const full = path.join(dir, path.basename(name.replace(/\\/g, '/')));
+    if (existsSync(full)) return full;
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import type { Queue } from './db.js';
+
+/**
+ * The analyzer's files the agent has finished with, by path, size and modification
+ * time. The watcher ignores them (so it keeps no state for a year of output), and
+ * a rescan or a backfill of the same folder skips them. A file that changes (new
+ * size or mtime) is looked at again. Rows of files that are gone are pruned.
+ */
+export type FileOutcome = 'queued' | 'no-detections' | 'error' | 'discarded';
+
+export function isFileDone(q: Queue, file: string, size: number, mtimeMs: number): boolean {
+  const row = q.stmt(`SELECT size, mtime_ms FROM ingested_files WHERE path = ?`).get(file) as
+    | { size: number; mtime_ms: number }
+    | undefined;
+  return row !== undefined && row.size === size && Math.trunc(row.mtime_ms) === Math.trunc(mtimeMs);
+}
+
+export function markFileDone(
+  q: Queue,
+  file: string,
+  size: number,
+  mtimeMs: number,
+  outcome: FileOutcome,
+  detail: string | null = null,
+  now: number = Date.now(),
+): void {
+  q.stmt(
+    `INSERT INTO ingested_files (path, size, mtime_ms, outcome, detail, at) VALUES (?, ?, ?, ?, ?, ?) ` +
+      `ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, ` +
+      `outcome = excluded.outcome, detail = excluded.detail, at = excluded.at`,
+  ).run(file, size, Math.trunc(mtimeMs), outcome, detail, now);
+}
+
+/** Forgets files finished with before `before` (epoch ms) that no longer exist, `exists` deciding. */
+export function pruneIngestedFiles(q: Queue, exists: (file: string) => boolean, limit = 1_000): number {
+  const rows = q.stmt(`SELECT path FROM ingested_files ORDER BY at LIMIT ?`).all(limit) as { path: string }[];
+  const gone = rows.filter((r) => !exists(r.path)).map((r) => r.path);
+  if (gone.length === 0) return 0;
+  const del = q.stmt(`DELETE FROM ingested_files WHERE path = ?`);
+  q.write(() => {
+    for (const file of gone) del.run(file);
+  });
+  return gone.length;
+}
+
+/** Per-outcome counts, for status. */
+export function ingestedFileCounts(q: Queue): Record<FileOutcome, number> {
+  const counts: Record<FileOutcome, number> = { queued: 0, 'no-detections': 0, error: 0, discarded: 0 };
+  for (const row of q.stmt(`SELECT outcome, COUNT(*) AS n FROM ingested_files GROUP BY outcome`).all() as { outcome: FileOutcome; n: number }[]) {
+    counts[row.outcome] = row.n;
+  }
+  return counts;
+}

@@ -116,7 +116,7 @@ describe('bin/install into a temporary root, as the current user', () => {
     expect(result.stdout).toContain('journalctl -u station-agent -f');
   }, 120_000);
 
-  it('upgrades in place: replaces the code, keeps a modified config and the queue', () => {
+  it('upgrades in place: replaces the code, keeps a modified config, the queue and the user', () => {
     const editedConfig = '{ "edited": "by the operator" }\n';
     writeFileSync(config, editedConfig);
     chmodSync(config, 0o600);
@@ -124,9 +124,12 @@ describe('bin/install into a temporary root, as the current user', () => {
     writeFileSync(queue, 'queued items');
     writeFileSync(code('left-from-the-old-version'), 'x');
 
-    const result = run(INSTALL, installArgs);
+    // Without --user: the last installation's choices are reused, not the defaults.
+    const result = run(INSTALL, installArgs.filter((arg) => arg !== '--user' && arg !== user));
     expectSuccess(result);
 
+    expect(result.stdout).toContain('Reusing the choices of the last installation');
+    expect(readFileSync(unit, 'utf8')).toMatch(new RegExp(`^User=${user}$`, 'm'));
     expect(readFileSync(config, 'utf8')).toBe(editedConfig);
     expect(readFileSync(queue, 'utf8')).toBe('queued items');
     expect(result.stdout).toContain('Keeping the existing config');
@@ -198,6 +201,17 @@ describe('bin/install with the dedicated user, writable input and template stati
     }
     expect(existsSync(at('etc/station-agent/config.json'))).toBe(false);
     expect(result.stdout).toContain('systemctl start station-agent@garden');
+  });
+
+  it('a re-run without choices keeps the prefix, the input folders and the stations', () => {
+    const rerun = run(INSTALL, ['--root', root, '--skip-deps', '--no-build']);
+    expectSuccess(rerun);
+    const text = readFileSync(at('etc/systemd/system/station-agent.service'), 'utf8');
+    expect(text).toMatch(/^ExecStart=\/opt\/sa\/bin\/station-agent run /m);
+    expect(text).toMatch(/^ReadWritePaths=-\/home\/pi\/BirdSongs\nReadWritePaths=-\/home\/pi\/uploaded$/m);
+    expect(existsSync(at('opt/station-agent'))).toBe(false);
+    expect(existsSync(at('etc/station-agent/config.json'))).toBe(false);
+    expect(rerun.stdout).toContain('Upgraded');
   });
 
   it('--skip-deps installs no dependencies and prints the command that would', () => {

@@ -1,0 +1,258 @@
+/**
+ * When did a recording start? The service needs each detection's absolute time
+ * (recording start + the detection's offset), and the analyzers record it in different places.
+ * In order of trust:
+ *
+ * 1. `sidecar`: the result file itself (sidecar `recordingStart`, analyzerpi `timestamp`);
+ * 2. `filename`: the audio file's name;
+ * 3. `metadata`: the WAV's AudioMoth comment or GUANO `Timestamp`;
+ * 4. `mtime`: the file's modification time minus its duration (the recorder closes the file
+ *    at the end of the recording), the weakest and so flagged by its source.
+ *
+ * Names and timestamps without an offset are local time of the station, read in its IANA zone.
+ * Daylight-saving rule (documented in docs/SIDECAR.md): a local time in a gap (never happened)
+ * or an overlap (happened twice) takes the offset in effect BEFORE the change: the first 02:30
+ * of an autumn night, and 02:30 at winter time in the spring gap. luxon alone would pick the
+ * later offset for overlaps, hence `localTimeInZone`.
+ *
+ * Instants are plain `Date`s; the zone matters only for reading naive times and for
+ * `formatServiceTimestamp`, which writes the station's offset at that instant.
+ */
+import { DateTime, Info, type Zone } from 'luxon';
+
+export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
+
+export interface RecordingStart {
+  start: Date;
+  source: RecordingStartSource;
+  /** Before 2020-01-01 or more than a day in the future: the uploader holds such recordings. */
+  implausible: boolean;
+  implausibleReason?: string;
+}
+
+export interface LocalFields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond?: number;
+}
+
+const DAY_MS = 86_400_000;
+/** The service's timestamp shape, `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM`. */
+const SERVICE_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
+
+/** An IANA zone (`Europe/Berlin`), `UTC` or a fixed offset luxon understands (`UTC+2`). */
+function zoneOf(zone: string): Zone {
+  const z = Info.normalizeZone(zone);
+  if (!z.isValid) throw new RangeError(`unknown time zone "${zone}" (expected an IANA name such as "Europe/Berlin")`);
+  return z;
+}
+
+/**
+ * A wall-clock time in an IANA zone, with the "offset before the change" rule for DST gaps
+ * and overlaps. Undefined for impossible fields (month 13, 31 April, 25:00).
+ */
+export function localTimeInZone(fields: LocalFields, zone: string): Date | undefined {
+  const z = zoneOf(zone);
+  const naive = DateTime.fromObject({ ...fields, millisecond: fields.millisecond ?? 0 }, { zone: 'utc' });
+  if (!naive.isValid) return undefined;
+  const wall = naive.toMillis();
+  // The offsets a day before and after bracket any single transition.
+  const before = z.offset(wall - DAY_MS);
+  const after = z.offset(wall + DAY_MS);
+  const candidates = [wall - before * 60_000, wall - after * 60_000].filter(
+    (instant, i) => z.offset(instant) === (i === 0 ? before : after),
+  );
+  // Overlap: both are real, the earlier instant is the one at the offset before the change.
+  // Gap: neither is real; read the time at the offset before the change.
+  const instant = candidates.length > 0 ? Math.min(...candidates) : wall - before * 60_000;
+  return new Date(instant);
+}
+
+/** A fixed offset from `Z`, `+02:00`, `+0200`, `+02` or `-03-30` (file names cannot hold `:` everywhere). */
+function offsetMinutes(text: string): number | undefined {
+  if (text === 'Z' || text === 'z') return 0;
+  const m = /^([+-])(\d{2})(?:[:-]?(\d{2}))?$/.exec(text);
+  if (!m) return undefined;
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  if (minutes > 18 * 60) return undefined;
+  return m[1] === '-' ? -minutes : minutes;
+}
+
+function atOffset(fields: LocalFields, offset: number): Date | undefined {
+  const naive = DateTime.fromObject({ ...fields, millisecond: fields.millisecond ?? 0 }, { zone: 'utc' });
+  if (!naive.isValid) return undefined;
+  return new Date(naive.toMillis() - offset * 60_000);
+}
+
+const n = (s: string | undefined) => Number(s);
+
+function fieldsOf(m: RegExpExecArray, from: number): LocalFields {
+  return { year: n(m[from]), month: n(m[from + 1]), day: n(m[from + 2]), hour: n(m[from + 3]), minute: n(m[from + 4]), second: n(m[from + 5]) };
+}
+
+function fraction(digits: string | undefined): number {
+  return digits ? Math.floor(Number(`0.${digits}`) * 1000) : 0;
+}
+
+// analyzerpi: 2024-02-24-birdnet-16:19:37, 2024-02-24-birdnet-RTSP_1-16:19:37
+const ANALYZERPI = /^(\d{4})-(\d{2})-(\d{2})-birdnet-(?:RTSP_\d+-)?(\d{2}):(\d{2}):(\d{2})$/;
+// AudioMoth [SERIAL_]YYYYMMDD_HHMMSS and Song Meter PREFIX_YYYYMMDD_HHMMSS
+const DATE_UNDERSCORE_TIME = /^(?:(.+)_)?(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})$/;
+const AUDIOMOTH_SERIAL = /^[0-9A-F]{16}$/i;
+// ISO-like anywhere in the name: 2024-05-01T06-00-00, 2024-05-01T06:00:00.5+02:00, 20240501T060000Z
+const ISO_LIKE =
+  /(?<!\d)(\d{4})-?(\d{2})-?(\d{2})T(\d{2})[-:]?(\d{2})[-:]?(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}(?:[:-]?\d{2})?(?!\d))?(?!\d)/i;
+
+export interface NameOptions {
+  /**
+   * The zone AudioMoth names are written in. AudioMoth names use the time the device was
+   * configured with, which is UTC unless an offset was set in its configuration app.
+   */
+  audioMothZone?: string;
+}
+
+/** The recording start from an audio file name (folder and extension are ignored); naive names are read in `zone`. */
+export function recordingStartFromName(fileName: string, zone: string, options: NameOptions = {}): Date | undefined {
+  zoneOf(zone);
+  const base = fileName.split(/[\\/]/).pop()!.replace(/\.[^.]+$/, '');
+
+  const pi = ANALYZERPI.exec(base);
+  if (pi) return localTimeInZone(fieldsOf(pi, 1), zone);
+
+  const du = DATE_UNDERSCORE_TIME.exec(base);
+  if (du) {
+    const fields = fieldsOf(du, 2);
+    const prefix = du[1];
+    if (prefix === undefined || AUDIOMOTH_SERIAL.test(prefix)) {
+      return localTimeInZone(fields, options.audioMothZone ?? 'UTC');
+    }
+    return localTimeInZone(fields, zone); // Song Meter: local time
+  }
+
+  const iso = ISO_LIKE.exec(base);
+  if (iso) {
+    const fields = { ...fieldsOf(iso, 1), millisecond: fraction(iso[7]) };
+    if (iso[8] === undefined) return localTimeInZone(fields, zone);
+    const offset = offsetMinutes(iso[8]);
+    return offset === undefined ? undefined : atOffset(fields, offset);
+  }
+  return undefined;
+}
+
+// AudioMoth: "Recorded at 10:25:00 04/04/2020 (UTC) by AudioMoth ...", also (UTC+1), (UTC-3:30)
+const AUDIOMOTH_COMMENT = /Recorded at (\d{2}):(\d{2}):(\d{2}) (\d{2})\/(\d{2})\/(\d{4}) \(UTC(?:([+-])(\d{1,2})(?::(\d{2}))?)?\)/;
+
+export interface RecordingMetadata {
+  /** The WAV's LIST/INFO comment (`ICMT`). */
+  comment?: string | undefined;
+  /** GUANO fields by key, or the GUANO chunk's text (`Key: value` lines). */
+  guano?: Record<string, string> | string | undefined;
+}
+
+/** The recording start from WAV metadata: the AudioMoth comment, else the GUANO `Timestamp`. */
+export function recordingStartFromMetadata(metadata: RecordingMetadata, zone: string): Date | undefined {
+  zoneOf(zone);
+  const am = metadata.comment ? AUDIOMOTH_COMMENT.exec(metadata.comment) : null;
+  if (am) {
+    const fields = { year: n(am[6]), month: n(am[5]), day: n(am[4]), hour: n(am[1]), minute: n(am[2]), second: n(am[3]) };
+    const minutes = n(am[8] ?? '0') * 60 + n(am[9] ?? '0');
+    const found = atOffset(fields, am[7] === '-' ? -minutes : minutes);
+    if (found) return found;
+  }
+  const timestamp = guanoField(metadata.guano, 'Timestamp');
+  return timestamp === undefined ? undefined : parseGuanoTimestamp(timestamp, zone);
+}
+
+function guanoField(guano: RecordingMetadata['guano'], key: string): string | undefined {
+  if (guano === undefined) return undefined;
+  if (typeof guano !== 'string') return guano[key]?.trim();
+  for (const line of guano.split(/\r\n|\n|\r/)) {
+    const cut = line.indexOf(':');
+    if (cut > 0 && line.slice(0, cut).trim() === key) return line.slice(cut + 1).trim();
+  }
+  return undefined;
+}
+
+const GUANO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** GUANO `Timestamp`: ISO 8601; with an offset it is absolute, without one it is local time. */
+function parseGuanoTimestamp(value: string, zone: string): Date | undefined {
+  const m = GUANO_TIMESTAMP.exec(value);
+  if (!m) return undefined;
+  const fields = { ...fieldsOf(m, 1), millisecond: fraction(m[7]) };
+  if (m[8] === undefined) return localTimeInZone(fields, zone);
+  const offset = offsetMinutes(m[8]);
+  return offset === undefined ? undefined : atOffset(fields, offset);
+}
+
+const EARLIEST_PLAUSIBLE_MS = Date.UTC(2020, 0, 1);
+
+/**
+ * Why a start time is implausible (before 2020-01-01, or more than a day after `now`), or
+ * undefined when it is plausible. `zone` only shapes the time in the message.
+ */
+export function implausibility(start: Date, now: Date = new Date(), zone = 'UTC'): string | undefined {
+  const shown = formatServiceTimestamp(start, zone);
+  if (start.getTime() < EARLIEST_PLAUSIBLE_MS) return `recording start ${shown} is before 2020-01-01 (device clock not set?)`;
+  if (start.getTime() > now.getTime() + DAY_MS) return `recording start ${shown} is more than a day in the future`;
+  return undefined;
+}
+
+/** True when the start is on or after 2020-01-01 and at most a day after `now`. */
+export function isPlausibleStart(start: Date, now: Date = new Date()): boolean {
+  return implausibility(start, now) === undefined;
+}
+
+export interface ResolveRecordingStartInput {
+  /** The station's IANA time zone. */
+  zone: string;
+  /** The audio file's name (or path). */
+  fileName: string;
+  /** ISO 8601 with offset from the result file (`ParsedResultFile.recordingStart`). */
+  sidecarStart?: string | undefined;
+  metadata?: RecordingMetadata | undefined;
+  /** The audio file's modification time. */
+  mtime: Date;
+  /** The recording's length; the mtime fallback subtracts it. */
+  durationSec?: number | undefined;
+  audioMothZone?: string | undefined;
+  /** For the plausibility check; defaults to the current time. */
+  now?: Date;
+}
+
+/** The recording start by the order in the module comment, with its source and plausibility. */
+export function resolveRecordingStart(input: ResolveRecordingStartInput): RecordingStart {
+  const { zone } = input;
+  zoneOf(zone);
+  const found = ((): { start: Date; source: RecordingStartSource } => {
+    if (input.sidecarStart) {
+      const start = DateTime.fromISO(input.sidecarStart, { setZone: true });
+      if (start.isValid) return { start: start.toJSDate(), source: 'sidecar' };
+    }
+    const byName = recordingStartFromName(input.fileName, zone, input.audioMothZone ? { audioMothZone: input.audioMothZone } : {});
+    if (byName) return { start: byName, source: 'filename' };
+    const byMetadata = input.metadata ? recordingStartFromMetadata(input.metadata, zone) : undefined;
+    if (byMetadata) return { start: byMetadata, source: 'metadata' };
+    const durationMs = Math.round((input.durationSec ?? 0) * 1000);
+    return { start: new Date(input.mtime.getTime() - durationMs), source: 'mtime' };
+  })();
+  const reason = implausibility(found.start, input.now, zone);
+  return reason === undefined ? { ...found, implausible: false } : { ...found, implausible: true, implausibleReason: reason };
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM` in the station's offset at that instant, as the service expects. */
+export function formatServiceTimestamp(date: Date | DateTime, zone: string): string {
+  const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
+  return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+}
+
+/** A detection's timestamp: recording start + the detection's start (rounded to the millisecond). */
+export function detectionTimestamp(recordingStart: Date | DateTime, startSec: number, zone: string): string {
+  const start = recordingStart instanceof Date ? DateTime.fromJSDate(recordingStart) : recordingStart;
+  return formatServiceTimestamp(start.plus({ milliseconds: Math.round(startSec * 1000) }), zone);
+}

@@ -78,12 +78,14 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
   };
 
   for (const p of options.paths) {
-    for await (const { file, st, error } of resultFiles(p)) {
-      if (error) {
+    for await (const found of resultFiles(p)) {
+      const { file } = found;
+      if (found.error !== undefined) {
         done++;
-        if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: error });
+        if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: found.error });
         continue;
       }
+      const { st } = found;
       if (isFileDone(options.queue, file, st.size, st.mtimeMs)) {
         done++;
         options.onProgress?.(done, total, file);

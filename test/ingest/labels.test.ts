@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LabelsFileError } from '../../src/ingest/errors.js';
 import { Labels, nameKey, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
 import { fixture } from '../helpers/paths.js';
-import { DE_LABELS, EN_LABELS, englishLabels, englishWithGermanLabels } from './real-labels.js';
+import { DE_LABELS, EN_LABELS, englishLabels, englishWithGermanLabels, realText } from './real-labels.js';
 
 describe('parseLabelLines', () => {
   it('reads all 6522 lines of the real English labels (no final newline) and the German ones (final newline)', () => {
@@ -16,6 +16,18 @@ describe('parseLabelLines', () => {
     expect(de[6521]).toEqual({ scientificName: 'Zosterops virens', commonName: 'Kapbrillenvogel' });
     expect(en).toContainEqual({ scientificName: 'Human vocal', commonName: 'Human vocal' });
     expect(en).toContainEqual({ scientificName: 'Dog', commonName: 'Dog' });
+  });
+
+  it('reads the real species lists in the same format (the 2022-03-02 one without a final newline)', () => {
+    const list = (dir: string) => parseLabelLines(realText(dir, 'species_list.txt'));
+    expect(list('birdnet-analyzer_ea464544_2022-03-02')).toEqual([
+      { scientificName: 'Phylloscopus collybita', commonName: 'Common Chiffchaff' },
+      { scientificName: 'Fringilla coelebs', commonName: 'Common Chaffinch' },
+      { scientificName: 'Falco tinnunculus', commonName: 'Eurasian Kestrel' },
+    ]);
+    expect(list('birdnet-analyzer_6e477a19_2022-03-17')).toHaveLength(41);
+    expect(list('birdnet-analyzer_ccf4b228_2023-03-28')).toHaveLength(48);
+    expect(list('birdnet-analyzer_ccf4b228_2023-03-28')[0]).toEqual({ scientificName: 'Accipiter cooperii', commonName: "Cooper's Hawk" });
   });
 
   it('accepts a BOM, CRLF, blank lines and splits at the first underscore only', () => {

@@ -1,8 +1,13 @@
 import type { RegisterCommand } from '../program.js';
+import { registerStatusCommand } from './status.js';
 
 /**
  * Every command of the CLI, in the order `--help` lists them. Each module registers
  * its options and imports its heavy dependencies lazily inside the action, so that
  * `station-agent status` does not pay for loading the HTTP server or the encoder.
  */
-export const COMMANDS: RegisterCommand[] = [];
+export const COMMANDS: RegisterCommand[] = [
+  registerStatusCommand,
+  // registerQueueCommand, registerIngestCommand, registerConfigCommand, registerApiCommand,
+  // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
+];

@@ -1,0 +1,9 @@
+import { StationAgentError } from '../../../errors.js';
+
+/**
+ * Flags or arguments that do not fit together (`--station-id` without an admin
+ * token, `queue drop` without ids). Exit code 2, like commander's own usage errors.
+ */
+export class UsageError extends StationAgentError {
+  readonly code = 'ERR_USAGE' as const;
+}

@@ -1,0 +1,94 @@
+import type { StatusReport } from '../../status/report.js';
+import type { Style } from './style.js';
+import { renderFields, renderTable, type Column } from './table.js';
+import { formatBytes, formatDuration } from './units.js';
+
+/** `station-agent status` for people: one labelled line per concern, the queue as a table. */
+export function renderStatus(report: StatusReport, s: Style): string[] {
+  const now = Date.parse(report.generatedAt);
+  const when = (iso: string | null) => (iso ? `${iso} (${ago(iso, now)})` : '-');
+  const lines: string[] = [];
+
+  const daemonWord = { running: s.green('running'), 'not-responding': s.red('not responding'), stopped: s.yellow('not running') }[report.daemon.state];
+  const uptime = report.daemon.state === 'running' && report.daemon.startedAt ? `, up ${formatDuration(now - Date.parse(report.daemon.startedAt))}` : '';
+  const fields: [string, string][] = [['Daemon', `${daemonWord} (${report.daemon.detail})${uptime}`]];
+  fields.push(['Queue', report.queue.exists ? report.queue.file : `${report.queue.file} ${s.yellow('(not created yet)')}`]);
+  lines.push(...renderFields(fields, LABEL_WIDTH));
+  lines.push(...queueTable(report, s).map((l) => `  ${l}`));
+  lines.push(`  oldest waiting: ${report.queue.oldestPendingAt ? when(report.queue.oldestPendingAt) : 'none'}`);
+
+  const u = report.uploads;
+  const rest: [string, string][] = [];
+  const uploadParts = [`last success ${when(u.lastSuccessAt)}`];
+  if (u.circuit) uploadParts.push(`circuit ${u.circuit === 'closed' ? s.green('closed') : s.red(u.circuit)}${u.circuitRetryAt ? ` until ${u.circuitRetryAt}` : ''}`);
+  if (u.inFlight !== null && u.concurrencyLimit !== null) uploadParts.push(`${u.inFlight}/${u.concurrencyLimit} in flight`);
+  rest.push(['Uploads', uploadParts.join('; ')]);
+  if (u.lastError) rest.push(['  last error', `${s.red(u.lastError.message)} [${u.lastError.code}] ${when(u.lastError.at)}`]);
+  for (const p of u.paused) rest.push(['  paused', `${s.red(p.scope ? `${p.scope}: ${p.reason}` : p.reason)}: ${p.message} (since ${p.since ?? '-'})`]);
+
+  rest.push(['Service', serviceLine(report, s)]);
+  const d = report.disk;
+  const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
+  rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);
+  const clock = { synchronized: s.green('synchronized'), unsynchronized: s.red('not synchronized'), unknown: s.yellow('unknown') }[report.clock.state];
+  rest.push(['Clock', report.clock.source === 'daemon' ? clock : `${clock} (no running daemon; run \`station-agent doctor\` to check)`]);
+  if (report.configSync) {
+    const c = report.configSync;
+    const state = c.state === 'rejected' || c.state === 'retrying' ? s.red(c.state) : c.state;
+    rest.push(['Config sync', `${state} ${when(c.at)}${c.attempts ? `, ${c.attempts} attempts` : ''}${c.error ? `: ${c.error}` : ''}`]);
+  }
+  if (report.station) {
+    const r = report.station.record;
+    rest.push([
+      'Station',
+      `#${r.id} "${r.name}" (${r.type}), minConfidence ${r.minConfidence}, minProbability ${r.minProbability}, minScore ${r.minScore}, minHumanConfidence ${r.minHumanConfidence}, locationPrivacy ${r.locationPrivacy}; as of ${when(report.station.syncedAt)}`,
+    ]);
+  } else {
+    rest.push(['Station', 'no station record yet (stored at the first config sync)']);
+  }
+  if (report.watcher) {
+    rest.push(['Watcher', `${report.watcher.ready ? 'watching' : s.yellow('initial scan')} ${report.watcher.dir}, ${report.watcher.pending} files waiting`]);
+  }
+  lines.push(...renderFields(rest, LABEL_WIDTH));
+  return lines;
+}
+
+/** `Config sync:` is the longest label: every value starts in the same column. */
+const LABEL_WIDTH = 12;
+
+const STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'] as const;
+
+function queueTable(report: StatusReport, s: Style): string[] {
+  type Row = { kind: string; counts: StatusReport['queue']['soundscapes'] };
+  const rows: Row[] = [
+    { kind: 'soundscapes', counts: report.queue.soundscapes },
+    { kind: 'detections', counts: report.queue.detections },
+  ];
+  const columns: Column<Row>[] = [
+    { header: '', value: (r) => r.kind },
+    ...STATES.map((state): Column<Row> => ({
+      header: state,
+      align: 'right',
+      value: (r) => {
+        const n = r.counts[state];
+        return state === 'failed' && n > 0 ? s.red(String(n)) : String(n);
+      },
+    })),
+  ];
+  return renderTable(columns, rows, s.dim);
+}
+
+function serviceLine(report: StatusReport, s: Style): string {
+  const p = report.service;
+  if (!p) return `${s.dim('not checked (--offline)')}`;
+  if (!p.checked) return `${p.baseUrl}: ${s.yellow('not checked')}: ${p.skipped ?? ''}`;
+  if (!p.reachable) return `${p.baseUrl}: ${s.red('unreachable')}: ${p.error?.message ?? ''}`;
+  if (p.tokenValid === false) return `${p.baseUrl}: reachable, ${s.red('token refused')} (HTTP ${p.status}): check service.token / STATION_AGENT_TOKEN`;
+  if (p.tokenValid === true) return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
+  return `${p.baseUrl}: reachable, ${s.red('failing')}: ${p.error?.message ?? `HTTP ${p.status}`}`;
+}
+
+function ago(iso: string, now: number): string {
+  const age = now - Date.parse(iso);
+  return age >= 0 ? `${formatDuration(age)} ago` : `in ${formatDuration(-age)}`;
+}

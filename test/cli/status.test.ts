@@ -1,0 +1,187 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
+import { tempDir } from '../helpers/paths.js';
+import { fail, openTestQueue, seed, setMeta, upload } from './seed.js';
+
+const TOKEN = 'status-test-token-5f3a9c';
+
+describe('station-agent status', () => {
+  let service: RunningEmulator;
+  let tmp: ReturnType<typeof tempDir>;
+  let dataDir: string;
+  let config: string;
+
+  beforeAll(async () => {
+    await buildCli();
+    service = await startEmulator({ tokens: [TOKEN] });
+    tmp = tempDir('cli-status-');
+    dataDir = path.join(tmp.dir, 'data');
+    config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir, inputDir: tmp.dir });
+    const q = openTestQueue(dataDir);
+    const { recordingIds, detectionIds } = seed(q, 3, 2);
+    upload(q, 'recording', recordingIds[0], 3_100_000_001);
+    fail(q, 'recording', recordingIds[1]);
+    upload(q, 'detection', detectionIds[0], 3_200_000_001);
+    fail(q, 'detection', detectionIds[1]);
+    setMeta(q, 'lastSuccessAt', Date.parse('2025-05-01T04:10:00Z'));
+    setMeta(q, 'station', {
+      record: {
+        id: 42,
+        name: 'Garden',
+        type: 'analyzerpi',
+        timezone: 'Europe/Berlin',
+        latestDetectionAt: null,
+        latestValidDetectionAt: null,
+        locationPrivacy: false,
+        minConfidence: 0.7,
+        minProbability: 0,
+        minScore: 0,
+        minHumanConfidence: 0.04,
+      },
+      syncedAt: Date.parse('2025-05-01T04:00:00Z'),
+    });
+    q.close();
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.close();
+    tmp?.cleanup();
+  });
+
+  it('prints queue counts per state for soundscapes and detections, and probes the service (--json)', async () => {
+    const result = await runCli(['status', '--json', '--config', config]);
+    expect(result.code).toBe(0);
+    const report = parseJson(result);
+    expect(report.queue.exists).toBe(true);
+    expect(report.queue.soundscapes).toEqual({ pending: 1, sending: 0, unknown: 0, uploaded: 1, failed: 1, dropped: 0 });
+    expect(report.queue.detections).toEqual({ pending: 4, sending: 0, unknown: 0, uploaded: 1, failed: 1, dropped: 0 });
+    expect(report.queue.oldestPendingAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(report.uploads.lastSuccessAt).toBe('2025-05-01T04:10:00.000Z');
+    expect(report.service).toMatchObject({ checked: true, reachable: true, tokenValid: true, status: 200 });
+    expect(report.station.record).toMatchObject({ id: 42, name: 'Garden' });
+    expect(report.daemon.state).toBe('stopped');
+    // The uploaded recording keeps its spool file until retention removes it.
+    expect(report.disk.spoolFiles).toBe(3);
+    expect(report.disk.freeBytes).toBeGreaterThan(0);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  it('reads the running daemon snapshot: circuit, pauses, watcher, clock, config sync', async () => {
+    const now = Date.now();
+    const snapshot: RuntimeSnapshot = {
+      pid: process.pid,
+      startedAt: now - 3_600_000,
+      updatedAt: now - 5_000,
+      uploader: {
+        inFlight: 2,
+        concurrencyLimit: 3,
+        circuit: 'open',
+        circuitRetryAt: now + 30_000,
+        probes: 4,
+        paused: [{ reason: 'soundscapes-rejected', message: 'HTTP 415: WAV is not accepted', since: now - 60_000 }],
+        lastSuccessAt: now - 10_000,
+        lastError: { message: 'connect ECONNREFUSED', code: 'ERR_NETWORK_BEFORE_SEND', at: now - 2_000 },
+      },
+      watcher: { ready: true, pending: 3, dir: '/input' },
+      clock: 'synchronized',
+      disk: { freeBytes: 1e9, spoolBytes: 200_000, low: false },
+      configSync: { state: 'retrying', at: now - 1_000, error: 'HTTP 503', attempts: 2 },
+    };
+    const q = openTestQueue(dataDir);
+    setMeta(q, RUNTIME_META_KEY, snapshot);
+    q.close();
+    try {
+      const json = parseJson(await runCli(['status', '--json', '--offline', '--config', config]));
+      expect(json.daemon).toMatchObject({ state: 'running', pid: process.pid });
+      expect(json.uploads).toMatchObject({ circuit: 'open', inFlight: 2, concurrencyLimit: 3, probes: 4 });
+      expect(json.uploads.paused).toEqual([expect.objectContaining({ reason: 'soundscapes-rejected' })]);
+      expect(json.uploads.lastError).toMatchObject({ code: 'ERR_NETWORK_BEFORE_SEND' });
+      expect(json.clock).toEqual({ state: 'synchronized', source: 'daemon' });
+      expect(json.configSync).toMatchObject({ state: 'retrying', attempts: 2 });
+      expect(json.watcher).toEqual({ ready: true, pending: 3, dir: '/input' });
+      expect(json.service).toBeNull();
+
+      const text = await runCli(['status', '--offline', '--config', config]);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/Daemon:\s+running \(pid \d+/);
+      expect(text.stdout).toMatch(/soundscapes\s+1\s+0\s+0\s+1\s+1\s+0/);
+      expect(text.stdout).toMatch(/detections\s+4\s+0\s+0\s+1\s+1\s+0/);
+      expect(text.stdout).toContain('circuit open');
+      expect(text.stdout).toContain('soundscapes-rejected');
+      expect(text.stdout).toContain('not checked (--offline)');
+      // Piped stdout: no colour codes.
+      expect(text.stdout).not.toContain('\u001b[');
+    } finally {
+      const q2 = openTestQueue(dataDir);
+      q2.db.prepare('DELETE FROM meta WHERE key = ?').run(RUNTIME_META_KEY);
+      q2.close();
+    }
+  });
+
+  it('says the daemon is not running when the snapshot belongs to a dead process', async () => {
+    const q = openTestQueue(dataDir);
+    // pid 2^22 + 1 is above Linux's pid_max: never alive.
+    setMeta(q, RUNTIME_META_KEY, { pid: 4_194_305, startedAt: Date.now() - 1000, updatedAt: Date.now() });
+    q.close();
+    try {
+      const json = parseJson(await runCli(['status', '--json', '--offline', '--config', config]));
+      expect(json.daemon.state).toBe('stopped');
+      expect(json.daemon.detail).toContain('not running');
+      expect(json.uploads.circuit).toBeNull();
+    } finally {
+      const q2 = openTestQueue(dataDir);
+      q2.db.prepare('DELETE FROM meta WHERE key = ?').run(RUNTIME_META_KEY);
+      q2.close();
+    }
+  });
+
+  it('reports a refused token without failing', async () => {
+    const result = await runCli(['status', '--json', '--config', config], { env: { STATION_AGENT_TOKEN: 'not-a-station-token' } });
+    expect(result.code).toBe(0);
+    expect(parseJson(result).service).toMatchObject({ reachable: true, tokenValid: false, status: 403 });
+    expect(result.stdout + result.stderr).not.toContain('not-a-station-token');
+  });
+
+  it('reports an unreachable service', async () => {
+    const dead = await startEmulator({ tokens: [TOKEN] });
+    const url = dead.url;
+    await dead.close();
+    const result = await runCli(['status', '--json', '--config', config, '--timeout', '1000'], { env: { STATION_AGENT_BASE_URL: url } });
+    expect(result.code).toBe(0);
+    expect(parseJson(result).service).toMatchObject({ checked: true, reachable: false, tokenValid: null });
+  });
+
+  it('shows an empty queue without creating one when the daemon never ran', async () => {
+    const fresh = path.join(tmp.dir, 'fresh-data');
+    const result = await runCli(['status', '--json', '--offline', '--config', config], { env: { STATION_AGENT_DATA_DIR: fresh } });
+    expect(result.code).toBe(0);
+    const json = parseJson(result);
+    expect(json.queue.exists).toBe(false);
+    expect(json.queue.detections.pending).toBe(0);
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('exits 3 naming the key when the config is invalid', async () => {
+    const bad = writeCliConfig(path.join(tmp.dir, 'bad.json'), {
+      baseUrl: service.url,
+      dataDir,
+      inputDir: tmp.dir,
+      extra: { upload: { concurrency: 99 } },
+    });
+    const result = await runCli(['status', '--config', bad]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('upload.concurrency');
+    expect(result.stdout).toBe('');
+  });
+
+  it('explains itself in --help, with examples and exit codes', async () => {
+    const result = await runCli(['status', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Examples:');
+    expect(result.stdout).toContain('--offline');
+  });
+});

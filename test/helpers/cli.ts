@@ -1,0 +1,159 @@
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from './paths.js';
+
+/**
+ * Runs the real CLI as a process: `node dist/cli/main.js ...`, after compiling the
+ * project once per test run. Processes are started asynchronously (never
+ * spawnSync): the local service the CLI talks to runs in the test's own process.
+ */
+
+export const CLI_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+const STAMP = path.join(REPO_ROOT, 'dist/.cli-test-build-stamp');
+const LOCK = path.join(REPO_ROOT, 'dist/.cli-test-build-lock');
+const LOCK_STALE_MS = 180_000;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunCliOptions {
+  /** Added to a minimal environment (PATH, HOME, LANG); nothing of the test's own STATION_AGENT_* leaks in. `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Written to the CLI's stdin (a pipe, so never a TTY), then closed. */
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** Compiles `src` into `dist` unless the last build is newer than every source file. Safe across parallel test workers. */
+export async function buildCli(): Promise<void> {
+  mkdirSync(path.dirname(LOCK), { recursive: true });
+  await acquireLock();
+  try {
+    if (existsSync(CLI_MAIN) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= newestSource()) return;
+    const result = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+        { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+      );
+    });
+    if (result.code !== 0) {
+      // Type errors still emit JavaScript; files of work in progress elsewhere must not block these tests.
+      if (!existsSync(CLI_MAIN)) throw new Error(`tsc -p tsconfig.build.json failed:\n${result.output}`);
+      console.warn(`tsc -p tsconfig.build.json reported errors (JavaScript was emitted):\n${result.output.slice(0, 4000)}`);
+    }
+    writeFileSync(STAMP, new Date().toISOString());
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LANG: 'C.UTF-8',
+    TZ: 'UTC',
+  };
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`station-agent ${args.join(' ')} did not finish within ${options.timeoutMs ?? 20_000} ms\nstderr: ${Buffer.concat(err).toString()}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
+    });
+    child.stdin.on('error', () => {
+      // The CLI may exit before reading its input.
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface CliConfigOptions {
+  baseUrl: string;
+  /** Written into the file (mode 600); omit to pass STATION_AGENT_TOKEN instead. */
+  token?: string;
+  dataDir: string;
+  inputDir: string;
+  /** Merged over the generated config (one level deep per section). */
+  extra?: Record<string, unknown>;
+}
+
+/** Writes a complete, valid config file and returns its path. */
+export function writeCliConfig(file: string, o: CliConfigOptions): string {
+  const config: Record<string, Record<string, unknown> | string> = {
+    service: { baseUrl: o.baseUrl, timeoutMs: 5_000, ...(o.token ? { token: o.token } : {}) },
+    station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' },
+    input: { dir: o.inputDir },
+    dataDir: o.dataDir,
+  };
+  for (const [key, value] of Object.entries(o.extra ?? {})) {
+    const current = config[key];
+    config[key] = typeof value === 'object' && value !== null && typeof current === 'object' ? { ...current, ...value } : (value as string);
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** Parses stdout as JSON, failing with the CLI's output when it is not. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever the CLI printed
+export function parseJson<T = any>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+async function acquireLock(): Promise<void> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        // Released meanwhile.
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else newest = Math.max(newest, statSync(full).mtimeMs);
+    }
+  };
+  walk(path.join(REPO_ROOT, 'src'));
+  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) newest = Math.max(newest, statSync(path.join(REPO_ROOT, f)).mtimeMs);
+  return newest;
+}

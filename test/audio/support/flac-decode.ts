@@ -50,7 +50,7 @@ export async function decodeFlac(file: string): Promise<DecodedFlac> {
     );
     if (status !== 0) throw new Error(`decoder init failed (${status})`);
     flac.FLAC__stream_decoder_process_until_end_of_stream(decoder);
-    const md5Ok = flac.FLAC__stream_decoder_finish(decoder);
+    const md5Ok = Boolean(flac.FLAC__stream_decoder_finish(decoder)); // libflacjs returns 1/0
     if (!meta) throw new Error('no STREAMINFO decoded');
     return {
       sampleRate: meta.sampleRate,

@@ -102,6 +102,10 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   resolvePaths(flagLayer.values, cwd);
 
   const layers = [fileLayer, envLayer, flagLayer];
+  // Problems never echo a token key's value; a token pasted into another key is removed too.
+  const secrets = [env.STATION_AGENT_ADMIN_TOKEN, ...layers.map((l) => getAt(l.values, ['service', 'token']))].filter(
+    (s): s is string => typeof s === 'string',
+  );
   const tokenWarning = settleTokenConflict(layers);
   if (tokenWarning) warnings.push(tokenWarning);
 
@@ -114,10 +118,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
   const parsed = configSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) {
-    // Problems never echo a token key's value; a token pasted into another key is removed here.
-    const secrets = [env.STATION_AGENT_ADMIN_TOKEN, ...layers.map((l) => getAt(l.values, ['service', 'token']))].filter(
-      (s): s is string => typeof s === 'string',
-    );
     const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => removeSecrets(p, secrets));
     throw new ConfigError(problems, filePath, context);
   }

@@ -270,6 +270,18 @@ describe('bin/install refuses what it cannot do, with a message', () => {
     expect(existsSync(path.join(temp.dir, 'root'))).toBe(false);
   });
 
+  it('writes the folder of a node outside systemd\'s PATH (nvm) into the units', () => {
+    const nodeDir = path.join(temp.dir, 'nvm-node-bin');
+    mkdirSync(nodeDir);
+    writeFileSync(path.join(nodeDir, 'node'), '#!/bin/sh\necho 20.19.0\n');
+    chmodSync(path.join(nodeDir, 'node'), 0o755);
+    const env = { ...process.env, PATH: `${nodeDir}:${process.env.PATH ?? ''}` };
+    const root = path.join(temp.dir, 'nvm-root');
+    expectSuccess(run(INSTALL, ['--root', root, '--skip-deps', '--no-build'], env));
+    const text = readFileSync(path.join(root, 'etc/systemd/system/station-agent.service'), 'utf8');
+    expect(text).toMatch(new RegExp(`^Environment=PATH=${nodeDir}:/usr/local/sbin:/usr/local/bin:`, 'm'));
+  });
+
   it('--help lists every option', () => {
     const result = run(INSTALL, ['--help']);
     expectSuccess(result);

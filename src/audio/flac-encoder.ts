@@ -62,7 +62,14 @@ interface Queued {
   reject: (err: unknown) => void;
 }
 
+function levelError(level: number | undefined): RangeError | undefined {
+  if (level === undefined || (Number.isInteger(level) && level >= 0 && level <= 8)) return undefined;
+  return new RangeError(`FLAC compression level must be an integer from 0 to 8, got ${level}`);
+}
+
 export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder {
+  const invalid = levelError(options.compressionLevel);
+  if (invalid) throw invalid;
   let engine: Promise<EncodeEngine> | undefined;
   const queue: Queued[] = [];
   let running: Promise<void> | undefined;
@@ -85,6 +92,8 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
   return {
     encode(srcWav, destFlac, opts = {}) {
       if (closed) return Promise.reject(new FlacEncoderError('the FLAC encoder is closed'));
+      const invalidLevel = levelError(opts.compressionLevel);
+      if (invalidLevel) return Promise.reject(invalidLevel);
       const job = { compressionLevel: options.compressionLevel, ...opts, src: srcWav, dest: destFlac };
       return new Promise<EncodeResult>((resolve, reject) => {
         queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });

@@ -1,0 +1,136 @@
+import { EmulatorOptionError } from '../errors.js';
+
+/**
+ * Fault injection for tests and benchmarks. Shares are probabilities in 0..1,
+ * drawn per eligible request from a generator seeded with the emulator's seed,
+ * so the same requests in the same order meet the same faults.
+ */
+export interface FaultSpec {
+  /** Share of requests answered with a 5xx. */
+  error5xx?: number;
+  /** Share of those 5xx answers that are an HTML gateway page (502/504, text/html) instead of JSON. */
+  html?: number;
+  /** Share of requests answered 429 with a `Retry-After` header. */
+  rate429?: number;
+  /** `Retry-After` seconds of the 429 answers (default 1). */
+  retryAfterSec?: number;
+  /** Delay before each eligible request is handled, in ms. */
+  latencyMs?: number;
+  /** Share of requests never answered: the socket is held until the client gives up. Nothing is stored. */
+  timeout?: number;
+  /** Share of requests handled (and stored) normally whose connection is then destroyed before the response. */
+  drop?: number;
+  /** Methods the faults apply to (default POST only). */
+  methods?: ('GET' | 'POST')[];
+  /** Regular expression the request path must match (default: every `/api/v1` path). */
+  paths?: string;
+}
+
+/** A validated spec with every default filled in. */
+export interface NormalizedFaults {
+  error5xx: number;
+  html: number;
+  rate429: number;
+  retryAfterSec: number;
+  latencyMs: number;
+  timeout: number;
+  drop: number;
+  methods: ReadonlySet<string>;
+  paths: RegExp | undefined;
+}
+
+/** Keys of the CLI string form and the FaultSpec field each sets. */
+const STRING_KEYS: Record<string, keyof FaultSpec> = {
+  '5xx': 'error5xx',
+  error5xx: 'error5xx',
+  html: 'html',
+  '429': 'rate429',
+  rate429: 'rate429',
+  'retry-after': 'retryAfterSec',
+  retryAfterSec: 'retryAfterSec',
+  latency: 'latencyMs',
+  latencyMs: 'latencyMs',
+  timeout: 'timeout',
+  drop: 'drop',
+  methods: 'methods',
+  paths: 'paths',
+};
+
+const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop'] as const;
+const METHODS = ['GET', 'POST'] as const;
+
+function fail(key: string, message: string): never {
+  throw new EmulatorOptionError(`fault spec: "${key}" ${message}`);
+}
+
+/**
+ * Parses the CLI form, e.g.
+ * `5xx=0.1,html=0.5,429=0.05,retry-after=1,latency=20,timeout=0.02,drop=0.05,methods=GET+POST,paths=detections`.
+ * Methods are separated by `+`, `|` or `/`. An empty string or `none` means no faults.
+ */
+export function parseFaultString(text: string): FaultSpec {
+  const spec: Record<string, unknown> = {};
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed === 'none') return {};
+  for (const entry of trimmed.split(',')) {
+    const eq = entry.indexOf('=');
+    const key = (eq < 0 ? entry : entry.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : entry.slice(eq + 1).trim();
+    const field = STRING_KEYS[key];
+    if (!field) fail(key, `is not a fault key (one of ${Object.keys(STRING_KEYS).join(', ')})`);
+    if (value === '') fail(key, 'needs a value (key=value)');
+    if (field === 'methods') spec.methods = value.split(/[+|/]/).map((m) => m.trim().toUpperCase());
+    else if (field === 'paths') spec.paths = value;
+    else {
+      const number = Number(value);
+      if (!Number.isFinite(number)) fail(key, `must be a number, got ${JSON.stringify(value)}`);
+      spec[field] = number;
+    }
+  }
+  return spec;
+}
+
+/** Validates a spec (string or object) and fills in defaults; throws EmulatorOptionError naming the key. */
+export function normalizeFaults(input: string | FaultSpec): NormalizedFaults {
+  const spec = typeof input === 'string' ? parseFaultString(input) : input;
+  for (const key of Object.keys(spec)) {
+    if (!Object.values(STRING_KEYS).includes(key as keyof FaultSpec)) fail(key, 'is not a fault key');
+  }
+  for (const key of SHARES) {
+    const value = spec[key];
+    if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= 1)) {
+      fail(key, `must be a share between 0 and 1, got ${JSON.stringify(value)}`);
+    }
+  }
+  for (const key of ['retryAfterSec', 'latencyMs'] as const) {
+    const value = spec[key];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+      fail(key, `must be a number >= 0, got ${JSON.stringify(value)}`);
+    }
+  }
+  const outcomeShare = (spec.timeout ?? 0) + (spec.rate429 ?? 0) + (spec.error5xx ?? 0) + (spec.drop ?? 0);
+  if (outcomeShare > 1 + 1e-9) fail('5xx+429+timeout+drop', `must add up to at most 1, got ${outcomeShare}`);
+  const methods = spec.methods ?? ['POST'];
+  if (!Array.isArray(methods) || methods.some((m) => !(METHODS as readonly string[]).includes(m))) {
+    fail('methods', `must be a list of ${METHODS.join(', ')}, got ${JSON.stringify(methods)}`);
+  }
+  let paths: RegExp | undefined;
+  if (spec.paths !== undefined) {
+    try {
+      paths = new RegExp(spec.paths);
+    } catch (err) {
+      fail('paths', `is not a valid regular expression: ${(err as Error).message}`);
+    }
+  }
+  return {
+    error5xx: spec.error5xx ?? 0,
+    html: spec.html ?? 0,
+    rate429: spec.rate429 ?? 0,
+    retryAfterSec: spec.retryAfterSec ?? 1,
+    latencyMs: spec.latencyMs ?? 0,
+    timeout: spec.timeout ?? 0,
+    drop: spec.drop ?? 0,
+    methods: new Set(methods),
+    paths,
+  };
+}

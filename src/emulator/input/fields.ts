@@ -1,0 +1,81 @@
+import { MESSAGES } from '../http-errors.js';
+
+const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Field readers for POST bodies, which arrive as JSON (typed values) or as form
+ * parameters (all strings). Each returns `undefined` for an absent or blank value and
+ * records "is invalid" for a value of the wrong kind.
+ */
+export class BodyReader {
+  readonly errors: Record<string, string[]> = {};
+
+  constructor(private readonly body: Record<string, unknown>) {}
+
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+  }
+
+  has(field: string): boolean {
+    const value = this.body[field];
+    return !(value === undefined || value === null || (typeof value === 'string' && value.trim() === ''));
+  }
+
+  /** The first of several accepted spellings that is present (e.g. `behavior_key`, `behaviorKey`). */
+  pick(...fields: string[]): string {
+    return fields.find((f) => this.has(f)) ?? fields[0];
+  }
+
+  raw(field: string): unknown {
+    return this.has(field) ? this.body[field] : undefined;
+  }
+
+  string(field: string, required = false): string | undefined {
+    if (!this.has(field)) {
+      if (required) this.add(field, MESSAGES.blank);
+      return undefined;
+    }
+    const value = this.body[field];
+    if (typeof value === 'string') return value.trim();
+    if (typeof value === 'number') return String(value);
+    this.add(field, MESSAGES.invalid);
+    return undefined;
+  }
+
+  /** A finite number from a number or a numeric string, optionally within [min, max]. */
+  number(field: string, bounds?: { min?: number; max?: number }): number | undefined {
+    if (!this.has(field)) return undefined;
+    const value = this.body[field];
+    const number =
+      typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isFinite(number)) {
+      this.add(field, MESSAGES.invalid);
+      return undefined;
+    }
+    if ((bounds?.min !== undefined && number < bounds.min) || (bounds?.max !== undefined && number > bounds.max)) {
+      this.add(field, MESSAGES.invalid);
+      return undefined;
+    }
+    return number;
+  }
+
+  integer(field: string): number | undefined {
+    if (!this.has(field)) return undefined;
+    const value = this.body[field];
+    const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+    if (!/^\d+$/.test(text)) {
+      this.add(field, MESSAGES.invalid);
+      return undefined;
+    }
+    return Number(text);
+  }
+
+  get failed(): boolean {
+    return Object.keys(this.errors).length > 0;
+  }
+}
+
+/** The body as a record, whatever the parser produced. */
+export function bodyOf(body: unknown): Record<string, unknown> {
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}

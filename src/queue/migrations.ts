@@ -37,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
           sample_rate     INTEGER,
           filesize        INTEGER,
           state           TEXT NOT NULL CHECK (state IN (${STATES})),
+          prev_state      TEXT CHECK (prev_state IN (${STATES})),
           attempts        INTEGER NOT NULL DEFAULT 0,
           next_attempt_at INTEGER NOT NULL,
           last_error      TEXT,
@@ -45,10 +46,19 @@ export const MIGRATIONS: readonly Migration[] = [
           hold_reason     TEXT,
           reconcile       INTEGER NOT NULL DEFAULT 0,
           created_at      INTEGER NOT NULL,
-          updated_at      INTEGER NOT NULL
+          updated_at      INTEGER NOT NULL,
+          -- 0: no audio, 1: WAV to encode, 2: FLAC to upload. Claims read their own index range,
+          -- so recordings that can never be uploaded (no audio) are not scanned by every claim.
+          audio_stage     INTEGER GENERATED ALWAYS AS (
+                            CASE WHEN spool_path IS NULL THEN 0 WHEN audio_format = 'flac' THEN 2 ELSE 1 END) VIRTUAL,
+          -- What the recording's detections wait for (copied to detections.recording_wait by triggers):
+          -- 0: nothing (the recording is uploaded, failed or dropped), 1: its upload, 2: its audio.
+          detection_wait  INTEGER GENERATED ALWAYS AS (
+                            CASE WHEN state IN ('uploaded', 'failed', 'dropped') THEN 0
+                                 WHEN spool_path IS NULL THEN 2 ELSE 1 END) VIRTUAL
         );
-        -- Claims (state, due time, in order), and counts by state (covering).
-        CREATE INDEX recordings_due ON recordings (state, next_attempt_at);
+        -- Claims (state, stage, due time, in order), and counts by state (covering).
+        CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at);
         CREATE INDEX recordings_remote_id ON recordings (remote_id) WHERE remote_id IS NOT NULL;
         -- Only what is in the spool: retention and spool usage never scan the history.
         CREATE INDEX recordings_spool ON recordings (updated_at) WHERE spool_path IS NOT NULL;
@@ -68,6 +78,7 @@ export const MIGRATIONS: readonly Migration[] = [
           lat             REAL,
           lon             REAL,
           state           TEXT NOT NULL CHECK (state IN (${STATES})),
+          prev_state      TEXT CHECK (prev_state IN (${STATES})),
           attempts        INTEGER NOT NULL DEFAULT 0,
           next_attempt_at INTEGER NOT NULL,
           last_error      TEXT,
@@ -76,18 +87,60 @@ export const MIGRATIONS: readonly Migration[] = [
           hold_reason     TEXT,
           reconcile       INTEGER NOT NULL DEFAULT 0,
           created_at      INTEGER NOT NULL,
-          updated_at      INTEGER NOT NULL
+          updated_at      INTEGER NOT NULL,
+          -- The recording's detection_wait: set by the INSERT (enqueue.ts), kept by the trigger
+          -- below. A claim reads only the index range of detections that may go, however many
+          -- wait for their recordings.
+          recording_wait  INTEGER NOT NULL DEFAULT 0
         );
-        CREATE INDEX detections_due ON detections (state, next_attempt_at);
+        CREATE INDEX detections_due ON detections (state, recording_wait, next_attempt_at);
         CREATE INDEX detections_recording ON detections (recording_id);
         CREATE INDEX detections_remote_id ON detections (remote_id) WHERE remote_id IS NOT NULL;
         CREATE INDEX detections_waiting ON detections (created_at) WHERE state IN ('pending', 'sending', 'unknown');
+
+        -- Recordings change state a few times in their life: a trigger costs nothing here
+        -- (on detections, a trigger per INSERT would triple the cost of ingest).
+        CREATE TRIGGER recordings_detection_wait AFTER UPDATE OF state, spool_path ON recordings
+        WHEN OLD.detection_wait IS NOT NEW.detection_wait
+        BEGIN
+          UPDATE detections SET recording_wait = NEW.detection_wait WHERE recording_id = NEW.id;
+        END;
+
+        -- Items per kind and state, kept by the queue's code in the same transaction as every
+        -- INSERT and state change (state.ts, enqueue.ts): \`status\` reads 12 rows instead of
+        -- counting a million. recountStates() rebuilds it from the tables.
+        CREATE TABLE state_counts (
+          kind  TEXT NOT NULL CHECK (kind IN ('recording', 'detection')),
+          state TEXT NOT NULL CHECK (state IN (${STATES})),
+          n     INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (kind, state)
+        ) WITHOUT ROWID;
+        INSERT INTO state_counts (kind, state)
+          SELECT kind.value, state.value FROM json_each('["recording","detection"]') AS kind,
+            json_each('[${STATES.replaceAll("'", '"')}]') AS state;
 
         CREATE TABLE meta (
           key        TEXT PRIMARY KEY,
           value      TEXT NOT NULL,
           updated_at INTEGER NOT NULL
         ) WITHOUT ROWID;
+      `),
+  },
+  {
+    version: 2,
+    name: 'ingested files',
+    // The analyzer's files the agent has finished with (ingested-files.ts).
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE ingested_files (
+          path     TEXT PRIMARY KEY,
+          size     INTEGER NOT NULL,
+          mtime_ms INTEGER NOT NULL,
+          outcome  TEXT NOT NULL CHECK (outcome IN ('queued', 'no-detections', 'error', 'discarded')),
+          detail   TEXT,
+          at       INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX ingested_files_at ON ingested_files (at);
       `),
   },
 ];

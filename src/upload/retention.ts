@@ -1,0 +1,71 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import { errorMessage } from '../errors.js';
+import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
+
+/**
+ * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`),
+ * and, only when the user opted in with `input.afterUpload`, deletes or moves the
+ * analyzer's own audio file. Audio that is not uploaded is never deleted.
+ */
+export class RetentionSweeper {
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly queue: Queue,
+    private readonly config: Config,
+    private readonly log: Logger,
+  ) {}
+
+  spoolBytes(): number {
+    return spoolUsage(this.queue).bytes;
+  }
+
+  sweep(): Promise<void> {
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    const retentionMs = this.config.retention.keepUploadedDays * 86_400_000;
+    try {
+      for (;;) {
+        const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100 });
+        if (files.length === 0) return;
+        for (const f of files) {
+          await rm(f.spoolPath, { force: true });
+          await this.afterUpload(f.recordingId);
+          clearSpoolPath(this.queue, f.recordingId);
+        }
+        if (files.length < 100) return;
+      }
+    } catch (err) {
+      this.log.warn(`retention sweep: ${errorMessage(err)}`);
+    }
+  }
+
+  private async afterUpload(recordingId: number): Promise<void> {
+    const action = this.config.input.afterUpload;
+    if (action === 'keep') return;
+    const item = getItem(this.queue, 'recording', recordingId);
+    if (!item || item.state !== 'uploaded') return;
+    const source = item.sourcePath;
+    try {
+      if (action === 'delete') {
+        await rm(source, { force: true });
+      } else if (action === 'move' && this.config.input.moveTo) {
+        const dest = path.join(this.config.input.moveTo, path.relative(this.config.input.dir, source));
+        await mkdir(path.dirname(dest), { recursive: true });
+        await rename(source, dest);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.log.warn({ item: recordingId }, `input.afterUpload ${action} of ${source} failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+}

@@ -112,6 +112,7 @@ describe('bin/install into a temporary root, as the current user', () => {
     expect(lstatSync(symlink).isSymbolicLink()).toBe(true);
     expect(readlinkSync(symlink)).toBe('/opt/station-agent/bin/station-agent');
 
+    expect(result.stdout).toContain('skipped: systemctl enable station-agent.service');
     expect(result.stdout).toContain('systemctl start station-agent');
     expect(result.stdout).toContain('journalctl -u station-agent -f');
   }, 120_000);
@@ -133,6 +134,8 @@ describe('bin/install into a temporary root, as the current user', () => {
     expect(readFileSync(config, 'utf8')).toBe(editedConfig);
     expect(readFileSync(queue, 'utf8')).toBe('queued items');
     expect(result.stdout).toContain('Keeping the existing config');
+    // An upgrade leaves the enablement as the operator set it.
+    expect(result.stdout).not.toContain('systemctl enable');
     expect(existsSync(code('left-from-the-old-version'))).toBe(false);
     expect(existsSync(code('dist/cli/main.js'))).toBe(true);
     expect(existsSync(code('node_modules/better-sqlite3/package.json'))).toBe(true);

@@ -12,7 +12,7 @@ import { InputWatcher } from './ingest/watcher.js';
 import { createLogger, type Logger } from './log/index.js';
 import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.js';
 import { RetentionSweeper } from './upload/retention.js';
-import type { RuntimeSnapshot } from './status/runtime.js';
+import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
 import { clockSyncState, type ClockSyncState } from './system/clock.js';
 import { diskFree } from './system/disk.js';
 import { ConfigSync } from './upload/config-sync.js';
@@ -47,7 +47,8 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-const RUNTIME_WRITE_MS = 10_000;
+/** How often the daemon looks whether its snapshot changed in a way status shows. */
+const RUNTIME_CHECK_MS = 10_000;
 const CLOCK_CHECK_MS = 60_000;
 const DISK_CHECK_MS = 60_000;
 const SWEEP_MS = 60_000;
@@ -175,9 +176,18 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     configSync: configSync.state,
   });
   let dbFailures = 0;
-  const writeRuntime = () => {
+  let lastWritten = { at: 0, signature: '' };
+  // What an operator cares about; counters that move all the time are left out, so an
+  // idle or steadily uploading station writes its snapshot once a minute, not per poll.
+  const signature = (s: RuntimeSnapshot) =>
+    JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready]);
+  const writeRuntime = (force = false) => {
+    const snap = snapshot();
+    const sig = signature(snap);
+    if (!force && sig === lastWritten.signature && snap.updatedAt - lastWritten.at < RUNTIME_HEARTBEAT_MS) return;
     try {
-      setMeta(queue, 'runtime', snapshot());
+      setMeta(queue, RUNTIME_META_KEY, snap);
+      lastWritten = { at: snap.updatedAt, signature: sig };
       if (lastSuccessDirty) {
         const at = uploader.status().lastSuccessAt;
         if (at) setMeta(queue, 'lastSuccessAt', at);
@@ -185,7 +195,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       }
       dbFailures = 0;
     } catch (err) {
-      // Three failed writes in a row (30 s): the database is wedged. Exit so systemd restarts us.
+      // Three failed writes in a row: the database is wedged. Exit so systemd restarts us.
       dbFailures++;
       log.error(`cannot write to the queue database: ${errorMessage(err)}`);
       if (dbFailures >= 3) {
@@ -203,7 +213,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   void configSync.push(settingsBody(config));
 
   const timers: NodeJS.Timeout[] = [
-    setInterval(writeRuntime, RUNTIME_WRITE_MS),
+    setInterval(() => writeRuntime(), RUNTIME_CHECK_MS),
     setInterval(() => {
       void clockSyncState().then((s) => {
         if (s !== clock) log.info({ clock: s }, `system clock: ${s}`);
@@ -217,7 +227,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       void retention.sweep();
     }, SWEEP_MS),
   ];
-  writeRuntime();
+  writeRuntime(true);
 
   let configWatcher: FSWatcher | undefined;
   if (loaded.path) {
@@ -257,7 +267,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await uploader.stop();
       await encodeStage.stop();
       await encoder.close({ force: true });
-      writeRuntime();
+      writeRuntime(true);
       await client.close();
       queue.close();
       log.info('station-agent stopped');

@@ -1,4 +1,6 @@
 import type { RegisterCommand } from '../program.js';
+import { registerQueueCommand } from './queue.js';
+import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
 
 /**
@@ -7,7 +9,9 @@ import { registerStatusCommand } from './status.js';
  * `station-agent status` does not pay for loading the HTTP server or the encoder.
  */
 export const COMMANDS: RegisterCommand[] = [
+  registerRunCommand,
   registerStatusCommand,
-  // registerQueueCommand, registerIngestCommand, registerConfigCommand, registerApiCommand,
+  registerQueueCommand,
+  // registerIngestCommand, registerConfigCommand, registerApiCommand,
   // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
 ];

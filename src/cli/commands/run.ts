@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { configOption, examples } from './support/options.js';
+
+interface RunFlags {
+  config?: string;
+  verbose?: boolean;
+}
+
+/** How long shutdown may take before the process exits anyway (systemd's stop timeout is longer). */
+const STOP_DEADLINE_MS = 8_000;
+
+/**
+ * `station-agent run`: the daemon. Starts the watcher, the encoder, the uploader
+ * and config sync; on SIGTERM/SIGINT finishes or safely abandons in-flight
+ * requests (they become `unknown` and are reconciled on the next start), closes the
+ * database and exits 0.
+ */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run the agent: watch the analyzer output, queue, upload, keep the station config in sync')
+    .addOption(configOption())
+    .option('-v, --verbose', 'log at debug level (overrides log.level)')
+    .addHelpText(
+      'after',
+      `
+Logs are JSON lines on standard output (for the journal), the token redacted.
+Stop with SIGTERM or Ctrl-C: in-flight uploads are abandoned safely and
+reconciled with the service on the next start, so nothing is lost or duplicated.
+${examples(
+  'station-agent run --config /etc/station-agent/config.json',
+  'STATION_AGENT_TOKEN=... station-agent run --config ./config.json --verbose',
+)}`,
+    )
+    .action(async (flags: RunFlags) => {
+      const { startDaemon } = await import('../../daemon.js');
+      const daemon = await startDaemon({
+        path: flags.config,
+        overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,
+      });
+      await new Promise<void>((resolve) => {
+        let signalled = false;
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (signalled) return;
+          signalled = true;
+          daemon.log.info({ signal }, 'stopping');
+          const deadline = setTimeout(() => {
+            daemon.log.error('shutdown took too long: exiting');
+            process.exit(1);
+          }, STOP_DEADLINE_MS);
+          deadline.unref();
+          void daemon.stop().then(resolve, (err: unknown) => {
+            daemon.log.error(`shutdown failed: ${String(err)}`);
+            resolve();
+          });
+        };
+        process.once('SIGTERM', onSignal);
+        process.once('SIGINT', onSignal);
+      });
+    });
+}

@@ -108,12 +108,12 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const encodeStage = new EncodeStage(queue, encoder, log, backoff, () => uploader.notify());
 
   const ctx = await createIngestContext(config, queue, log);
-  let watcher: InputWatcher | undefined;
   const pairing = new Pairing({
     ctx,
     mode: config.input.format,
     jsonTimeoutMs: config.input.analyzerpiJsonTimeoutSec * 1000,
-    recheck: (file, delayMs) => watcher?.recheck(file, delayMs),
+    // The watcher is created below; pairing only calls back once it runs.
+    recheck: (file, delayMs) => watcher.recheck(file, delayMs),
     onQueued: () => {
       encodeStage.notify();
       uploader.notify();
@@ -129,7 +129,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       if ('problems' in outcome) for (const problem of outcome.problems) log.warn({ file }, problem);
     },
   });
-  watcher = new InputWatcher({
+  const watcher = new InputWatcher({
     dir: config.input.dir,
     stableMs: config.input.stableMs,
     rescanIntervalMs: config.input.rescanIntervalSec * 1000,
@@ -170,7 +170,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     startedAt,
     updatedAt: Date.now(),
     uploader: uploader.status(),
-    watcher: { ready: watcher?.isReady ?? false, pending: watcher?.pendingCount ?? 0, dir: config.input.dir },
+    watcher: { ready: watcher.isReady, pending: watcher.pendingCount, dir: config.input.dir },
     clock,
     disk,
     configSync: configSync.state,

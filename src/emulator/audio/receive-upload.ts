@@ -17,9 +17,23 @@ export interface ReceivedUpload {
   head: Buffer;
 }
 
-/** Counts bytes, keeps the first HEAD_BYTES and stops the stream past the limit. */
+/** Bytes that tell whether a body can be FLAC at all. */
+const SNIFF_BYTES = 12;
+
+/** True when the start of a body rules FLAC out (neither the fLaC marker nor an ID3 tag in front of it). */
+function cannotBeFlac(head: Buffer): boolean {
+  return head.toString('latin1', 0, 4) !== 'fLaC' && head.toString('latin1', 0, 3) !== 'ID3';
+}
+
+/**
+ * Counts bytes, keeps the first HEAD_BYTES and stops the stream past the limit.
+ * A body that cannot be FLAC is still read to its end (so the client gets its
+ * 415 rather than a reset connection) but no longer written or limited.
+ */
 class HeadAndLimit extends Transform {
   bytes = 0;
+  discarding = false;
+  private sniffed = false;
   private readonly chunks: Buffer[] = [];
   private kept = 0;
 
@@ -29,6 +43,10 @@ class HeadAndLimit extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
+    if (this.discarding) {
+      done();
+      return;
+    }
     if (this.bytes > this.limitBytes) {
       done(
         new EmulatorHttpError(413, {
@@ -42,6 +60,14 @@ class HeadAndLimit extends Transform {
       const part = chunk.subarray(0, HEAD_BYTES - this.kept);
       this.chunks.push(part);
       this.kept += part.length;
+      if (!this.sniffed && this.kept >= SNIFF_BYTES) {
+        this.sniffed = true;
+        if (cannotBeFlac(this.head())) {
+          this.discarding = true;
+          done(null, part);
+          return;
+        }
+      }
     }
     done(null, chunk);
   }

@@ -63,7 +63,8 @@ export interface StatusReport {
     spoolFiles: number;
     spoolBytes: number;
   };
-  clock: { state: ClockState; source: 'daemon' | 'none' };
+  /** From the running daemon, else asked of the system now (timesyncd, timedatectl). */
+  clock: { state: ClockState; source: 'daemon' | 'system' };
   configSync: { state: string; at: string | null; error: string | null; attempts: number | null } | null;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   watcher: { ready: boolean; pending: number; dir: string } | null;
@@ -86,6 +87,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     ? null
     : import('./probe.js').then(({ probeService }) => probeService(config, { timeoutMs: options.probeTimeoutMs }));
   const free = freeBytes(config.dataDir);
+  const systemClock = import('../system/clock.js').then(({ clockSyncState }) => clockSyncState({ timeoutMs: 1_000 }));
 
   const stored = queueExists(config.dataDir) ? await readQueue(config) : null;
   const now = options.now ?? Date.now();
@@ -124,7 +126,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       spoolFiles: stored?.spool.files ?? 0,
       spoolBytes: stored?.spool.bytes ?? 0,
     },
-    clock: live ? { state: live.clock, source: 'daemon' } : { state: 'unknown', source: 'none' },
+    clock: live ? { state: live.clock, source: 'daemon' } : { state: await systemClock, source: 'system' },
     configSync: runtime
       ? {
           state: runtime.configSync.state,

@@ -31,7 +31,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
   rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);
   const clock = { synchronized: s.green('synchronized'), unsynchronized: s.red('not synchronized'), unknown: s.yellow('unknown') }[report.clock.state];
-  rest.push(['Clock', report.clock.source === 'daemon' ? clock : `${clock} (no running daemon; run \`station-agent doctor\` to check)`]);
+  rest.push(['Clock', report.clock.source === 'daemon' ? clock : `${clock} (asked of the system: no running daemon)`]);
   if (report.configSync) {
     const c = report.configSync;
     const state = c.state === 'rejected' || c.state === 'retrying' ? s.red(c.state) : c.state;

@@ -7,3 +7,11 @@ import { StationAgentError } from '../../../errors.js';
 export class UsageError extends StationAgentError {
   readonly code = 'ERR_USAGE' as const;
 }
+
+/**
+ * The command ran and could not do what was asked (no such queue item, a doctor
+ * check failed). Exit code 1.
+ */
+export class CommandFailure extends StationAgentError {
+  readonly code = 'ERR_COMMAND_FAILED' as const;
+}

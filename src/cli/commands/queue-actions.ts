@@ -1,0 +1,173 @@
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { pino } from 'pino';
+import { createLogger } from '../../log/index.js';
+import {
+  dropItems,
+  formatItemRef,
+  getItem,
+  listItems,
+  parseItemId,
+  retryItems,
+  type ItemRef,
+  type OperatorSelection,
+  type Queue,
+  type QueueItem,
+} from '../../queue/index.js';
+import { createOutput, type Output } from '../format/output.js';
+import { describeItem, itemJson, queueListColumns, renderItem, toCliKind, toQueueKind, type FileFact } from '../format/queue-view.js';
+import { renderTable } from '../format/table.js';
+import { CommandFailure, UsageError } from './support/errors.js';
+import { loadCliConfig, openExistingQueue } from './support/context.js';
+import type { QueueFlags } from './queue.js';
+import { QueueError } from '../../queue/errors.js';
+
+/** The actions of `station-agent queue ...`, loaded only when one runs. */
+
+async function withQueue<T>(flags: QueueFlags, fn: (q: Queue, out: Output) => Promise<T> | T): Promise<T> {
+  const loaded = await loadCliConfig(flags);
+  const q = await openExistingQueue(loaded.config.dataDir);
+  try {
+    return await fn(q, createOutput());
+  } finally {
+    q.close();
+  }
+}
+
+function parseIds(ids: readonly string[], flags: QueueFlags): ItemRef[] {
+  const kind = flags.kind ? toQueueKind(flags.kind) : undefined;
+  return ids.map((text) => {
+    try {
+      return parseItemId(text, kind);
+    } catch (err) {
+      if (err instanceof QueueError) throw new UsageError(err.message);
+      throw err;
+    }
+  });
+}
+
+export async function listAction(flags: QueueFlags): Promise<void> {
+  if (flags.after !== undefined) parseIds([flags.after], flags);
+  await withQueue(flags, (q, out) => {
+    const page = listItems(q, {
+      limit: flags.limit ?? 50,
+      ...(flags.state ? { state: flags.state as QueueItem['state'] } : {}),
+      ...(flags.kind ? { kind: toQueueKind(flags.kind) } : {}),
+      ...(flags.after ? { afterId: flags.after } : {}),
+    });
+    if (flags.json) {
+      out.json({ items: page.items.map(itemJson), next: page.next });
+      return;
+    }
+    if (page.items.length === 0) {
+      out.note('no items match');
+      return;
+    }
+    out.lines(renderTable(queueListColumns(out.style), page.items, out.style.dim));
+    if (page.next) out.note(`more items: add --after ${page.next}`);
+  });
+}
+
+export async function showAction(id: string, flags: QueueFlags): Promise<void> {
+  const ref = parseIds([id], flags)[0];
+  await withQueue(flags, async (q, out) => {
+    const item = getItem(q, ref.kind, ref.id);
+    if (!item) throw new CommandFailure(`no ${toCliKind(ref.kind)} ${id} in the queue ${q.path}`);
+    const recording = item.kind === 'detection' && item.recordingId !== null ? (getItem(q, 'recording', item.recordingId) ?? null) : null;
+    const files: FileFact[] = [];
+    const audio = item.kind === 'recording' ? item : recording;
+    if (audio) {
+      files.push(await fileFact('source', audio.sourcePath));
+      if (audio.spoolPath) files.push(await fileFact('spool', audio.spoolPath));
+    }
+    if (flags.json) {
+      out.json({ item: itemJson(item), recording: recording ? itemJson(recording) : null, files });
+      return;
+    }
+    out.lines(renderItem(item, files, recording, out.style));
+  });
+}
+
+async function fileFact(role: string, file: string): Promise<FileFact> {
+  try {
+    const s = await stat(file);
+    return { role, path: file, exists: true, bytes: s.size };
+  } catch {
+    return { role, path: file, exists: false, bytes: null };
+  }
+}
+
+function selection(ids: readonly string[], flags: QueueFlags, verb: string): OperatorSelection {
+  if (flags.failed && ids.length > 0) throw new UsageError(`give item ids or --failed, not both (queue ${verb})`);
+  if (flags.failed) return flags.kind ? { failed: true, kind: toQueueKind(flags.kind) } : { failed: true };
+  if (ids.length === 0) throw new UsageError(`queue ${verb} needs item ids (e.g. r12 d345) or --failed`);
+  return parseIds(ids, flags);
+}
+
+export async function retryAction(ids: string[], flags: QueueFlags): Promise<void> {
+  const which = selection(ids, flags, 'retry');
+  await withQueue(flags, (q, out) => {
+    const result = retryItems(q, which);
+    const retried = result.retried.map(formatItemRef);
+    if (flags.json) {
+      out.json({ retried, refused: result.refused.map((r) => ({ id: r.item, kind: toCliKind(r.kind), state: r.state, reason: r.reason })) });
+    } else {
+      out.line(retried.length ? `retried ${retried.length}: ${retried.join(' ')}` : 'nothing retried');
+      for (const r of result.refused) out.line(`${out.style.red('refused')} ${r.item}: ${r.reason}`);
+    }
+    if (result.refused.length > 0) process.exitCode = 1;
+  });
+}
+
+export async function dropAction(ids: string[], flags: QueueFlags): Promise<void> {
+  const which = selection(ids, flags, 'drop');
+  if (!flags.yes && process.stdin.isTTY !== true) {
+    throw new UsageError('queue drop needs --yes when stdin is not a terminal (dropped items are never uploaded)');
+  }
+  await withQueue(flags, async (q, out) => {
+    if (!flags.yes) {
+      if (Array.isArray(which)) {
+        for (const ref of which as readonly ItemRef[]) {
+          const item = getItem(q, ref.kind, ref.id);
+          out.note(`  ${formatItemRef(ref)}  ${item ? `${item.state}  ${describeItem(item)}` : 'no such item'}`);
+        }
+      }
+      const what = Array.isArray(which) ? (ids.length === 1 ? `item ${ids[0]}` : `these ${ids.length} items`) : `every failed ${flags.kind ?? 'item'}`;
+      if (!(await confirm(`Drop ${what}? Dropped items are never uploaded. [y/N] `))) {
+        out.note('nothing dropped');
+        return;
+      }
+    }
+    const result = dropItems(q, which);
+    // The same JSON lines as the daemon's log (the journal under systemd): an audit trail of what was given up.
+    const log = createLogger({ level: 'info', destination: pino.destination({ dest: 2, sync: true }) });
+    for (const d of result.dropped) {
+      const json = itemJson(d.value);
+      log.warn(
+        { event: 'queue-drop', item: d.item, kind: json.kind, from: d.from, file: json.sourcePath, species: json.scientificName, timestamp: json.timestamp, queue: q.path },
+        `operator dropped ${d.item} (${String(json.kind)}, was ${d.from}): it will never be uploaded`,
+      );
+    }
+    const dropped = result.dropped.map((d) => d.item);
+    if (flags.json) {
+      out.json({
+        dropped: result.dropped.map((d) => ({ id: d.item, kind: toCliKind(d.value.kind), from: d.from })),
+        refused: result.refused.map((r) => ({ id: r.item, kind: toCliKind(r.kind), state: r.state, reason: r.reason })),
+      });
+    } else {
+      out.line(dropped.length ? `dropped ${dropped.length}: ${dropped.join(' ')}` : 'nothing dropped');
+      for (const r of result.refused) out.line(`${out.style.red('refused')} ${r.item}: ${r.reason}`);
+    }
+    if (result.refused.length > 0) process.exitCode = 1;
+  });
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,106 @@
+import { Option, type Command } from 'commander';
+import { configOption, examples, integerIn, jsonOption } from './support/options.js';
+
+/**
+ * `station-agent queue list | show | retry | drop`: look at and repair queued
+ * items. Ids are `r<n>` (soundscape n) and `d<n>` (detection n), as `queue list`
+ * prints them; a bare number needs `--kind`.
+ */
+
+const STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'];
+const KINDS = ['soundscape', 'detection'];
+
+export interface QueueFlags {
+  config?: string;
+  json?: boolean;
+  kind?: 'soundscape' | 'detection';
+  state?: string;
+  limit?: number;
+  after?: string;
+  failed?: boolean;
+  yes?: boolean;
+}
+
+function kindOption(what: string): Option {
+  return new Option('--kind <kind>', `${what} (soundscape or detection)`).choices(KINDS);
+}
+
+export function registerQueueCommand(program: Command): void {
+  const queue = program
+    .command('queue')
+    .description('list, show, retry and drop queued soundscapes and detections')
+    .addHelpText(
+      'after',
+      `
+Item ids: r<n> is soundscape (recording) n, d<n> is detection n, as \`queue list\`
+prints them. States: pending, sending, unknown (sent, outcome being reconciled),
+uploaded, failed (terminal until retried), dropped.
+${examples('station-agent queue list --state failed', 'station-agent queue show d345', 'station-agent queue retry --failed', 'station-agent queue drop r12 d345 --yes')}`,
+    );
+
+  queue
+    .command('list')
+    .description('list queued items in id order, soundscapes first')
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .addOption(new Option('--state <state>', 'only items in this state').choices(STATES))
+    .addOption(kindOption('only this kind'))
+    .option('--limit <n>', 'at most this many items', integerIn(1, 100_000), 50)
+    .option('--after <id>', 'continue after this item (the "next" id of the previous page)')
+    .addHelpText(
+      'after',
+      examples(
+        'station-agent queue list',
+        'station-agent queue list --state failed --kind detection',
+        'station-agent queue list --limit 100 --after d1200',
+        'station-agent queue list --state pending --json | jq -r ".items[].id"',
+      ),
+    )
+    .action(async (flags: QueueFlags) => (await import('./queue-actions.js')).listAction(flags));
+
+  queue
+    .command('show')
+    .description('show one item with all its fields, attempts, last error and files')
+    .argument('<id>', 'item id, e.g. r12 or d345')
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .addOption(kindOption('kind of a bare numeric id'))
+    .addHelpText('after', examples('station-agent queue show d345', 'station-agent queue show 12 --kind soundscape --json'))
+    .action(async (id: string, flags: QueueFlags) => (await import('./queue-actions.js')).showAction(id, flags));
+
+  queue
+    .command('retry')
+    .description('move failed items back to pending (attempts reset, due now)')
+    .argument('[ids...]', 'item ids, e.g. r12 d345')
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .option('--failed', 'retry every failed item (with --kind: of that kind)')
+    .addOption(kindOption('kind of bare numeric ids; with --failed, only that kind'))
+    .addHelpText(
+      'after',
+      `
+Only failed items move; any other item is refused and reported, and the exit code
+is then 1. A retried detection never re-uploads its soundscape.
+${examples('station-agent queue retry d345 d346', 'station-agent queue retry --failed', 'station-agent queue retry --failed --kind detection --json')}`,
+    )
+    .action(async (ids: string[], flags: QueueFlags) => (await import('./queue-actions.js')).retryAction(ids, flags));
+
+  queue
+    .command('drop')
+    .description('give up on items for good: they are never uploaded (asks first)')
+    .argument('[ids...]', 'item ids, e.g. r12 d345')
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .option('--failed', 'drop every failed item (with --kind: of that kind)')
+    .addOption(kindOption('kind of bare numeric ids; with --failed, only that kind'))
+    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
+    .addHelpText(
+      'after',
+      `
+Any state but uploaded can be dropped. Without --yes the command asks on the
+terminal, and refuses when stdin is not a terminal. Every dropped item is logged as a
+JSON line on stderr (what, from which state, its file or species).
+${examples('station-agent queue drop r12', 'station-agent queue drop d345 d346 --yes', 'station-agent queue drop --failed --kind detection --yes')}`,
+    )
+    .action(async (ids: string[], flags: QueueFlags) => (await import('./queue-actions.js')).dropAction(ids, flags));
+}

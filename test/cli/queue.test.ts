@@ -186,7 +186,7 @@ describe('station-agent queue', () => {
             'script',
             ['-qec', `'${process.execPath}' '${CLI_MAIN}' queue drop d3 --config '${config}'`, '/dev/null'],
             { env: { PATH: process.env.PATH, TZ: 'UTC' }, timeout: 20_000 },
-            (err, stdout) => (err && err.killed ? reject(err) : resolve(stdout)),
+            (err, stdout) => (err && err.killed ? reject(new Error(`script timed out: ${err.message}`)) : resolve(stdout)),
           );
           child.stdin!.end(answer);
         });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chownSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
@@ -22,24 +22,25 @@ import { hasCommand } from './commands.js';
 
 const UNITS = ['systemd/station-agent.service', 'systemd/station-agent@.service'];
 const WORKLOAD = path.join(REPO_ROOT, 'test/install/sandbox-workload.js');
-const canBuild = hasCommand('systemd-analyze') && hasCommand('cc');
 
 /**
  * The service never runs as root (User= is the analyzer's user), and code paths differ:
  * SQLite, for one, chowns its journal when the effective user is root (@chown is in
- * @privileged). So when the tests run as root, the workload runs as nobody.
+ * @privileged). So when the tests run as root, the workload runs in a user namespace
+ * where it is user 1000 (mapped onto root outside: it can still read this tree and write
+ * the temporary folders).
  */
-const NOBODY = 65534;
+const runningAsRoot = process.getuid?.() === 0;
 const asServiceUser = (command: string[]): string[] =>
-  process.getuid?.() === 0
-    ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...command]
-    : command;
+  runningAsRoot ? ['unshare', '--user', '--map-user=1000', '--map-group=1000', ...command] : command;
 
-function workDirForServiceUser(): { dir: string; cleanup: () => void } {
-  const work = tempDir('station-agent-workload-');
-  if (process.getuid?.() === 0) chownSync(work.dir, NOBODY, NOBODY);
-  return work;
+function canRunAsServiceUser(): boolean {
+  if (!runningAsRoot) return true;
+  const [command, ...args] = asServiceUser(['true']);
+  return hasCommand('unshare') && spawnSync(command, args).status === 0;
 }
+
+const canBuild = hasCommand('systemd-analyze') && hasCommand('cc') && canRunAsServiceUser();
 
 function run(
   command: string,
@@ -49,7 +50,7 @@ function run(
   return { status: result.status, signal: result.signal, output: `${result.stdout}${result.stderr}` };
 }
 
-describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyze and a C compiler)', () => {
+describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyze, a C compiler and, as root, user namespaces)', () => {
   const temp = tempDir('station-agent-seccomp-');
   let groups: Map<string, string[]>;
 
@@ -80,7 +81,7 @@ describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyz
       });
 
       it('lets Node do everything the agent does', () => {
-        const work = workDirForServiceUser();
+        const work = tempDir('station-agent-workload-');
         try {
           const [command, ...args] = asServiceUser([launcher, process.execPath, WORKLOAD, work.dir, REPO_ROOT]);
           const { status, output } = run(command, args);
@@ -94,7 +95,7 @@ describe.skipIf(!canBuild)('the units\' system call filter (needs systemd-analyz
   }
 });
 
-describe.skipIf(!canBuild)('MemoryDenyWriteExecute=yes (needs systemd-analyze and a C compiler)', () => {
+describe.skipIf(!canBuild)('MemoryDenyWriteExecute=yes (needs systemd-analyze, a C compiler and, as root, user namespaces)', () => {
   it('aborts Node, which is why the units leave it off', () => {
     const temp = tempDir('station-agent-mdwe-');
     try {

@@ -228,7 +228,7 @@ const inputSchema = z
       .default(null)
       .describe('Folder the analyzer\'s files are moved to after upload. Required when `input.afterUpload` is `move`.')
       .meta({ examples: ['/home/pi/analyzer/uploaded'], path: true }),
-    analyzerpiJsonTimeoutSec: wholeBetween(10, 86_400)
+    analyzerpiJsonTimeoutSec: wholeBetween(1, 86_400)
       .default(300)
       .describe(
         'analyzerpi input: seconds to wait for a WAV file\'s JSON result file. A WAV spooled on sight whose JSON never comes is discarded after this.',
@@ -282,7 +282,7 @@ const uploadSchema = z
         'A detection whose audio cannot be spooled or uploaded is posted without a soundscape once it has waited this many seconds.',
       )
       .meta({ examples: [3_600] }),
-    probeIntervalSec: wholeBetween(5, 3_600)
+    probeIntervalSec: wholeBetween(1, 3_600)
       .default(60)
       .describe(
         'Seconds between probes while uploads are paused (circuit breaker open, or the service rejected the token).',

@@ -1,0 +1,129 @@
+import { copyFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFlacInfo } from '../../src/audio/flac-info.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { realFixture } from '../helpers/paths.js';
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** Rows of the analyzer's CSV, read naively (the fixture has no quoting), as the test's own oracle. */
+function csvRows(file: string): { start: number; end: number; sci: string; common: string; conf: number }[] {
+  const [, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
+  return lines.map((l) => {
+    const [start, end, sci, common, conf] = l.split(',');
+    return { start: Number(start), end: Number(end), sci: sci!, common: common!, conf: Number(conf) };
+  });
+}
+
+describe('station-agent run, end to end against the local service', () => {
+  it('uploads a results-format recording: one soundscape (FLAC) and every detection above the threshold, once, at the right times', async () => {
+    world = await createAgentWorld({ config: { input: { minConfidence: 0.15 } } });
+    const dir = realFixture('birdnet-analyzer_ea464544_2022-03-02');
+    const wav = path.join(world.inputDir, 'soundscape.wav');
+    copyFileSync(path.join(dir, 'soundscape.wav'), wav);
+    // No time in the name or metadata: the agent falls back to mtime - duration (10 s).
+    const end = new Date('2025-06-01T10:00:10.000Z');
+    utimesSync(wav, end, end);
+    copyFileSync(path.join(dir, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'soundscape.BirdNET.results.csv'));
+
+    await world.startAgent();
+    const counts = await world.waitDrained();
+    const expected = csvRows(path.join(dir, 'soundscape.BirdNET.results.csv')).filter((r) => r.conf >= 0.15);
+    expect(counts.detections.uploaded).toBe(expected.length);
+    expect(counts.recordings.uploaded).toBe(1);
+
+    const soundscapes = await world.allSoundscapes();
+    expect(soundscapes).toHaveLength(1);
+    const sc = soundscapes[0]!;
+    expect(sc.timestamp).toBe('2025-06-01T12:00:00.000+02:00');
+    expect(sc.sampleRate).toBe(16_000);
+    expect(sc.duration).toBe(10);
+
+    const detections = await world.allDetections();
+    expect(detections).toHaveLength(expected.length);
+    for (const row of expected) {
+      const at = new Date(Date.parse('2025-06-01T10:00:00.000Z') + row.start * 1000);
+      const hh = String(at.getUTCHours() + 2).padStart(2, '0');
+      const mm = String(at.getUTCMinutes()).padStart(2, '0');
+      const ss = String(at.getUTCSeconds()).padStart(2, '0');
+      const match = detections.filter(
+        (d) => d.species.scientificName === row.sci && d.timestamp === `2025-06-01T${hh}:${mm}:${ss}.000+02:00`,
+      );
+      expect(match, `${row.sci} at ${row.start}`).toHaveLength(1);
+      const d = match[0]!;
+      expect(d.confidence).toBeCloseTo(row.conf, 6);
+      expect(d.soundscape?.startTime).toBe(row.start);
+      expect(d.soundscape?.endTime).toBe(row.end);
+      expect(d.soundscape?.url).toBe(sc.url);
+      expect(d.lat).toBe(52.52);
+    }
+  });
+
+  it('takes an analyzerpi WAV before the analyzer deletes it, pairs it with its JSON and uploads it as FLAC', async () => {
+    world = await createAgentWorld({ config: { input: { format: 'analyzerpi', minConfidence: 0.7 } } });
+    const name = '2024-02-24-birdnet-16:19:37.wav';
+    const wav = path.join(world.inputDir, name);
+    await world.startAgent();
+
+    copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(
+      `${wav}.json`,
+      JSON.stringify({
+        file_name: name,
+        timestamp: '2024-02-24T16:19:37+01:00',
+        delay: 0,
+        detections: [
+          { start: 0, common_name: 'Eurasian Magpie', confidence: 0.912 },
+          { start: 9, common_name: 'Eurasian Magpie', confidence: 0.9316 },
+          { start: 18, common_name: 'Eurasian Magpie', confidence: 0.8857 },
+          { start: 21, common_name: 'Eurasian Magpie', confidence: 0.41 },
+        ],
+      }),
+    );
+    // The analyzer deletes its WAV seconds after analysing it, uploaded or not.
+    rmSync(wav);
+
+    const counts = await world.waitDrained();
+    expect(counts.detections.uploaded).toBe(3);
+    expect(counts.recordings.uploaded).toBe(1);
+    const [sc, ...more] = await world.allSoundscapes();
+    expect(more).toHaveLength(0);
+    expect(sc!.timestamp).toBe('2024-02-24T16:19:37.000+01:00');
+    expect(sc!.duration).toBe(30);
+    expect(sc!.sampleRate).toBe(48_000);
+    expect(sc!.mode).toBe('analyzerpi');
+
+    // The service stored a real FLAC with its STREAMINFO filled in.
+    const media = await fetch(sc!.url);
+    expect(media.status).toBe(200);
+    const audio = Buffer.from(await media.arrayBuffer());
+    const stored = path.join(world.root, 'stored.flac');
+    writeFileSync(stored, audio);
+    const info = await readFlacInfo(stored);
+    expect(info.totalSamples).toBe(30 * 48_000);
+    expect(info.sampleRate).toBe(48_000);
+
+    const detections = (await world.allDetections()).sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+    expect(detections.map((d) => d.timestamp)).toEqual([
+      '2024-02-24T16:19:37.000+01:00',
+      '2024-02-24T16:19:46.000+01:00',
+      '2024-02-24T16:19:55.000+01:00',
+    ]);
+    for (const d of detections) {
+      expect(d.species.scientificName).toBe('Pica pica');
+      expect(d.soundscape?.url).toBe(sc!.url);
+    }
+    expect(detections.map((d) => d.soundscape?.startTime)).toEqual([0, 9, 18]);
+    expect(detections.map((d) => d.soundscape?.endTime)).toEqual([3, 12, 21]);
+
+    // The spool copy is gone after upload (retention 0) and nothing is left in incoming/.
+    await world.daemon!.stop();
+    world.daemon = null;
+  });
+});

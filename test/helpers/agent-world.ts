@@ -1,0 +1,154 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
+import type { Detection, Soundscape } from '../../src/api/types.js';
+import { startDaemon, type RunningDaemon } from '../../src/daemon.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
+import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
+import { realFixture, tempDir } from './paths.js';
+
+export const TOKEN = 'station-token-0123456789abcdef';
+export const REAL_LABELS = realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_GLOBAL_6K_V2.4_Labels.txt');
+
+/**
+ * A station and its service on one machine: the real local service on a free
+ * port, an input folder, a data folder and a config file, and the agent started
+ * in-process through the same `startDaemon` that `station-agent run` uses.
+ */
+export interface AgentWorld {
+  root: string;
+  inputDir: string;
+  dataDir: string;
+  configPath: string;
+  emulator: RunningEmulator;
+  client: ServiceClient;
+  /** Every line the agent logged (JSON). */
+  logLines: string[];
+  daemon: RunningDaemon | null;
+  startAgent(): Promise<RunningDaemon>;
+  stopAgent(): Promise<void>;
+  counts(): QueueCounts;
+  /** Waits until nothing waits in the queue (all uploaded, failed or dropped). */
+  waitDrained(timeoutMs?: number): Promise<QueueCounts>;
+  allDetections(): Promise<Detection[]>;
+  allSoundscapes(): Promise<Soundscape[]>;
+  close(): Promise<void>;
+}
+
+export interface WorldOptions {
+  emulator?: Partial<EmulatorOptions>;
+  /** Merged into the config file. */
+  config?: Record<string, unknown>;
+}
+
+export async function createAgentWorld(options: WorldOptions = {}): Promise<AgentWorld> {
+  const { dir: root, cleanup } = tempDir('agent-world-');
+  const inputDir = path.join(root, 'input');
+  const dataDir = path.join(root, 'data');
+  mkdirSync(inputDir, { recursive: true });
+  const emulator = await startEmulator({
+    port: 0,
+    stations: [{ token: TOKEN, name: 'Test station', lat: 52.52, lon: 13.4, timezone: 'Europe/Berlin' }],
+    labels: REAL_LABELS,
+    ...options.emulator,
+  });
+  const configPath = path.join(root, 'config.json');
+  const base = {
+    service: { baseUrl: emulator.url, token: TOKEN, timeoutMs: 5_000 },
+    station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' },
+    input: { dir: inputDir, format: 'auto', minConfidence: 0.1, labels: REAL_LABELS, stableMs: 200, rescanIntervalSec: 10 },
+    dataDir,
+    upload: { concurrency: 4, backoffBaseMs: 100, backoffMaxMs: 2_000, probeIntervalSec: 1 },
+    clock: { requireSync: 'never' },
+    log: { level: 'debug' },
+  };
+  writeFileSync(configPath, JSON.stringify(deepMerge(base, options.config ?? {}), null, 2), { mode: 0o600 });
+  const client = createServiceClient({ baseUrl: emulator.url, token: TOKEN });
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logLines.push(line);
+      cb();
+    },
+  });
+
+  const world: AgentWorld = {
+    root,
+    inputDir,
+    dataDir,
+    configPath,
+    emulator,
+    client,
+    logLines,
+    daemon: null,
+    async startAgent() {
+      const logger = pino({ level: 'debug' }, sink);
+      world.daemon = await startDaemon({ path: configPath, env: {}, logger });
+      return world.daemon;
+    },
+    async stopAgent() {
+      await world.daemon?.stop();
+      world.daemon = null;
+    },
+    counts() {
+      const q = world.daemon?.queue ?? openQueue(path.join(dataDir, 'queue.db'));
+      try {
+        return queueCounts(q);
+      } finally {
+        if (!world.daemon) q.close();
+      }
+    },
+    async waitDrained(timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const c = world.counts();
+        const waiting = (s: Record<string, number>) => (s.pending ?? 0) + (s.sending ?? 0) + (s.unknown ?? 0);
+        const total = (s: Record<string, number>) => Object.values(s).reduce((a, b) => a + b, 0);
+        if (waiting(c.recordings) + waiting(c.detections) === 0 && total(c.detections) > 0) return c;
+        if (Date.now() > deadline) throw new Error(`queue not drained after ${timeoutMs} ms: ${JSON.stringify(c)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async allDetections() {
+      const out: Detection[] = [];
+      let cursor: number | undefined;
+      for (;;) {
+        const res = await client.listDetections({ limit: 100, cursor, from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' });
+        out.push(...res.detections);
+        if (res.detections.length < 100) return out;
+        cursor = res.detections[res.detections.length - 1]!.id;
+      }
+    },
+    async allSoundscapes() {
+      const out: Soundscape[] = [];
+      let cursor: number | undefined;
+      for (;;) {
+        const res = await client.listSoundscapes({ limit: 100, cursor, from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' });
+        out.push(...res.soundscapes);
+        if (res.soundscapes.length < 100) return out;
+        cursor = res.soundscapes[res.soundscapes.length - 1]!.id;
+      }
+    },
+    async close() {
+      await world.stopAgent();
+      await client.close();
+      await emulator.close();
+      cleanup();
+    },
+  };
+  return world;
+}
+
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
+  }
+  return out;
+}

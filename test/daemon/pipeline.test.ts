@@ -16,7 +16,7 @@ function csvRows(file: string): { start: number; end: number; sci: string; commo
   const [, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter(Boolean);
   return lines.map((l) => {
     const [start, end, sci, common, conf] = l.split(',');
-    return { start: Number(start), end: Number(end), sci: sci!, common: common!, conf: Number(conf) };
+    return { start: Number(start), end: Number(end), sci: sci, common: common, conf: Number(conf) };
   });
 }
 
@@ -39,7 +39,7 @@ describe('station-agent run, end to end against the local service', () => {
 
     const soundscapes = await world.allSoundscapes();
     expect(soundscapes).toHaveLength(1);
-    const sc = soundscapes[0]!;
+    const sc = soundscapes[0];
     expect(sc.timestamp).toBe('2025-06-01T12:00:00.000+02:00');
     expect(sc.sampleRate).toBe(16_000);
     expect(sc.duration).toBe(10);
@@ -55,7 +55,7 @@ describe('station-agent run, end to end against the local service', () => {
         (d) => d.species.scientificName === row.sci && d.timestamp === `2025-06-01T${hh}:${mm}:${ss}.000+02:00`,
       );
       expect(match, `${row.sci} at ${row.start}`).toHaveLength(1);
-      const d = match[0]!;
+      const d = match[0];
       expect(d.confidence).toBeCloseTo(row.conf, 6);
       expect(d.soundscape?.startTime).toBe(row.start);
       expect(d.soundscape?.endTime).toBe(row.end);
@@ -94,13 +94,13 @@ describe('station-agent run, end to end against the local service', () => {
     expect(counts.recordings.uploaded).toBe(1);
     const [sc, ...more] = await world.allSoundscapes();
     expect(more).toHaveLength(0);
-    expect(sc!.timestamp).toBe('2024-02-24T16:19:37.000+01:00');
-    expect(sc!.duration).toBe(30);
-    expect(sc!.sampleRate).toBe(48_000);
-    expect(sc!.mode).toBe('analyzerpi');
+    expect(sc.timestamp).toBe('2024-02-24T16:19:37.000+01:00');
+    expect(sc.duration).toBe(30);
+    expect(sc.sampleRate).toBe(48_000);
+    expect(sc.mode).toBe('analyzerpi');
 
     // The service stored a real FLAC with its STREAMINFO filled in.
-    const media = await fetch(sc!.url);
+    const media = await fetch(sc.url);
     expect(media.status).toBe(200);
     const audio = Buffer.from(await media.arrayBuffer());
     const stored = path.join(world.root, 'stored.flac');
@@ -117,7 +117,7 @@ describe('station-agent run, end to end against the local service', () => {
     ]);
     for (const d of detections) {
       expect(d.species.scientificName).toBe('Pica pica');
-      expect(d.soundscape?.url).toBe(sc!.url);
+      expect(d.soundscape?.url).toBe(sc.url);
     }
     expect(detections.map((d) => d.soundscape?.startTime)).toEqual([0, 9, 18]);
     expect(detections.map((d) => d.soundscape?.endTime)).toEqual([3, 12, 21]);

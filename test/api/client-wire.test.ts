@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient, ServiceClient } from '../../src/api/client.js';
 import type { ResponseInfo } from '../../src/api/transport.js';
+import type { UploadApi } from '../../src/upload/ports.js';
 import { VERSION } from '../../src/version.js';
 import { tempDir } from '../helpers/paths.js';
 import { json, startServer } from './test-server.js';
@@ -116,6 +117,12 @@ describe('station mode: the token is the path segment', () => {
     expect(r.headers.accept).toBe('application/json');
     expect(r.headers.authorization).toBeUndefined();
     expect(r.body.length).toBe(0);
+  });
+
+  it('is the uploader\'s port (typechecked), probing with a stats read', async () => {
+    const api: UploadApi = client;
+    await api.probe(AbortSignal.timeout(5_000));
+    expect(last().url).toBe(`/api/v1/stations/${TOKEN}/stats`);
   });
 
   it('stats without a query sends no query string; probe is the same read', async () => {

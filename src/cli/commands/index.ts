@@ -1,4 +1,5 @@
 import type { RegisterCommand } from '../program.js';
+import { registerConfigCommand } from './config.js';
 import { registerQueueCommand } from './queue.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
@@ -12,6 +13,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerRunCommand,
   registerStatusCommand,
   registerQueueCommand,
-  // registerIngestCommand, registerConfigCommand, registerApiCommand,
+  registerConfigCommand,
+  // registerIngestCommand, registerApiCommand,
   // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
 ];

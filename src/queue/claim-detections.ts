@@ -1,4 +1,4 @@
-import { checkLimit, dueIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
+import { CLAIM_FROM, checkLimit, claimIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
 import type { Queue } from './db.js';
 import { SqlExpr, transitionWhere } from './state.js';
 import type { ClaimedDetection } from './types.js';
@@ -26,24 +26,28 @@ export interface ClaimDetectionsOptions extends ClaimOptions {
  *   posted without.
  *
  * Otherwise the detection waits for its recording. Moves them to `sending` in one
- * UPDATE and reads their recordings in the same transaction.
+ * UPDATE and reads their recordings in the same transaction. What a detection waits
+ * for is kept in `detections.recording_wait` by triggers on the recording (see the
+ * schema), so a claim never walks the detections that wait.
  */
 export function claimDetections(q: Queue, options: ClaimDetectionsOptions): ClaimedDetection[] {
   checkLimit(options.limit);
   const dir = direction(options.order);
   const now = options.now ?? Date.now();
   const noAudioBefore = now - (options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS);
-  const where = dueIds(
-    (state) =>
-      `SELECT d.id FROM detections d LEFT JOIN recordings r ON r.id = d.recording_id ` +
-      `WHERE d.state = '${state}' AND d.next_attempt_at <= @now AND d.hold_reason IS NULL ` +
-      `AND (d.recording_id IS NULL OR r.state IN ('uploaded', 'failed', 'dropped') ` +
-      `OR (r.spool_path IS NULL AND d.created_at <= @no_audio_before)) ` +
-      `ORDER BY d.next_attempt_at ${dir}, d.id ${dir} LIMIT @limit`,
+  // recording_wait (kept by triggers from the recording's state and audio): 0 nothing
+  // to wait for, 1 the recording's upload, 2 its audio.
+  const branch = (state: string, wait: 0 | 2) =>
+    `SELECT id, state, next_attempt_at FROM detections WHERE state = '${state}' AND recording_wait = ${wait} ` +
+    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait === 2 ? ' AND created_at <= @no_audio_before' : ''} ` +
+    `ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+  const ids = claimIds(
+    CLAIM_FROM.flatMap((state) => [branch(state, 0), branch(state, 2)]),
+    dir,
   );
   return q.write(() => {
     const claimed = transitionWhere(q, 'detection', 'sending', {
-      where,
+      ids,
       params: { now, limit: options.limit, no_audio_before: noAudioBefore },
       patch: { reconcile: new SqlExpr(`state = 'unknown'`) },
       now,

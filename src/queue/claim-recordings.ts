@@ -1,4 +1,4 @@
-import { checkLimit, dueIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
+import { CLAIM_FROM, checkLimit, claimIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
 import type { Queue } from './db.js';
 import { SqlExpr, transitionWhere } from './state.js';
 import type { RecordingItem } from './types.js';
@@ -14,13 +14,17 @@ export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[
   checkLimit(options.limit);
   const dir = direction(options.order);
   const now = options.now ?? Date.now();
-  const where = dueIds(
-    (state) =>
-      `SELECT id FROM recordings WHERE state = '${state}' AND next_attempt_at <= @now AND hold_reason IS NULL ` +
-      `AND spool_path IS NOT NULL AND audio_format = 'flac' ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`,
+  // audio_stage 2: FLAC in the spool (see the schema).
+  const ids = claimIds(
+    CLAIM_FROM.map(
+      (state) =>
+        `SELECT id, state, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 2 ` +
+        `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`,
+    ),
+    dir,
   );
   const claimed = transitionWhere(q, 'recording', 'sending', {
-    where,
+    ids,
     params: { now, limit: options.limit },
     patch: { reconcile: new SqlExpr(`state = 'unknown'`) },
     now,

@@ -6,11 +6,11 @@ import type { ItemBase, ItemState } from './types.js';
  * What the two claim operations share: the order options and the shape of the
  * "due" query.
  *
- * Claims read the `(state, next_attempt_at)` index in order and stop after `limit`
- * due rows, so a claim costs the same on a backlog of a million items as on an
- * empty queue. `unknown` items (reconciliations, few) are taken before `pending`
- * ones; each state is its own index range, joined with UNION ALL so neither needs
- * a sort.
+ * Claims read the `*_due` index, `(state, stage, next_attempt_at)`, in order and stop
+ * after `limit` due rows, so a claim costs the same on a backlog of a million items
+ * as on an empty queue: items that cannot go yet (a recording without audio, a
+ * detection waiting for its recording) sit in other index ranges and are never
+ * read. `unknown` items (reconciliations, few) are taken before `pending` ones.
  */
 export type ClaimOrder = 'newest' | 'oldest';
 
@@ -51,11 +51,14 @@ export function checkLimit(limit: number): void {
 }
 
 /**
- * `id IN (...)` over the due items of each claimable state: `select(state)` must
- * return one ordered, limited SELECT of ids for that state.
+ * The ids to claim: each branch is one ordered, limited index range
+ * (`SELECT id, state, next_attempt_at ... ORDER BY ... LIMIT @limit`); the union of
+ * at most `limit` rows per branch is put in claim order (reconciliations first) and
+ * cut to `limit`. Only that small union is sorted.
  */
-export function dueIds(select: (state: ItemState) => string): string {
-  return `id IN (${CLAIM_FROM.map((state) => `SELECT id FROM (${select(state)})`).join(' UNION ALL ')} LIMIT @limit)`;
+export function claimIds(branches: readonly string[], dir: 'ASC' | 'DESC'): string {
+  const union = branches.map((branch) => `SELECT * FROM (${branch})`).join(' UNION ALL ');
+  return `SELECT id FROM (${union}) ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
 }
 
 /** Puts claimed items in claim order (RETURNING gives no order): reconciliations, then by due time. */

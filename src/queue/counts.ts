@@ -1,26 +1,22 @@
 import type { Queue } from './db.js';
-import { ITEM_STATES, type ItemState, type QueueCounts, type StateCounts } from './types.js';
+import { readStateCounts } from './state-counts.js';
+import type { QueueCounts } from './types.js';
 
 /**
- * Items per state for each kind, and when the oldest waiting item was queued. Read
- * in one snapshot. `GROUP BY state` reads only the `(state, next_attempt_at)` index,
- * and the oldest waiting item is the first entry of the partial `*_waiting` index,
- * so `status` stays fast on a queue of a million detections.
+ * Items per state for each kind, and when the oldest waiting item was queued, in
+ * one snapshot. Constant time whatever the size of the queue: the counts are kept
+ * in `state_counts` (state-counts.ts), and the oldest waiting item is the first
+ * entry of the partial `*_waiting` index.
  */
 export function queueCounts(q: Queue): QueueCounts {
   return q.read(() => {
-    const recordings = countByState(q, 'recordings');
-    const detections = countByState(q, 'detections');
     const oldest = [oldestWaiting(q, 'recordings'), oldestWaiting(q, 'detections')].filter((t): t is number => t != null);
-    return { recordings, detections, oldestPendingAt: oldest.length > 0 ? Math.min(...oldest) : null };
+    return {
+      recordings: readStateCounts(q, 'recording'),
+      detections: readStateCounts(q, 'detection'),
+      oldestPendingAt: oldest.length > 0 ? Math.min(...oldest) : null,
+    };
   });
-}
-
-function countByState(q: Queue, table: 'recordings' | 'detections'): StateCounts {
-  const counts = Object.fromEntries(ITEM_STATES.map((s) => [s, 0])) as StateCounts;
-  const rows = q.stmt(`SELECT state, COUNT(*) AS n FROM ${table} GROUP BY state`).all() as { state: ItemState; n: number }[];
-  for (const row of rows) counts[row.state] = row.n;
-  return counts;
 }
 
 function oldestWaiting(q: Queue, table: 'recordings' | 'detections'): number | null {

@@ -1,5 +1,4 @@
 import type { Queue } from './db.js';
-import { getItems } from './get-item.js';
 import { formatItemId } from './item-id.js';
 import { refusedOf, selected, type OperatorSelection, type RefusedItem } from './retry-items.js';
 import { transitionWhere } from './state.js';
@@ -30,11 +29,10 @@ export function dropItems(q: Queue, which: OperatorSelection, options: { now?: n
   return q.write(() => {
     const result: DropResult = { dropped: [], refused: [] };
     for (const [kind, ids] of selected(which)) {
-      const where = ids ? 'id IN (SELECT value FROM json_each(@ids))' : `state = 'failed'`;
-      const before = ids ? getItems(q, kind, ids) : undefined;
-      const moved = transitionWhere(q, kind, 'dropped', { where, params: { ids: JSON.stringify(ids ?? []) }, now });
+      const selection = ids ? { ids: 'SELECT value FROM json_each(@ids)' } : { from: ['failed' as const] };
+      const moved = transitionWhere(q, kind, 'dropped', { ...selection, params: { ids: JSON.stringify(ids ?? []) }, now });
       for (const item of moved) {
-        result.dropped.push({ item: formatItemId(kind, item.id), from: before?.get(item.id)?.state ?? 'failed', value: item });
+        result.dropped.push({ item: formatItemId(kind, item.id), from: item.previousState!, value: item });
       }
       if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(moved.map((m) => m.id)), refusal));
     }

@@ -26,9 +26,10 @@ export function claimForEncoding(q: Queue, options: EncodeClaimOptions): Recordi
   const now = options.now ?? Date.now();
   const claimed = transitionWhere(q, 'recording', 'sending', {
     from: ['pending'],
-    where:
-      `id IN (SELECT id FROM recordings WHERE state = 'pending' AND next_attempt_at <= @now AND hold_reason IS NULL ` +
-      `AND spool_path IS NOT NULL AND audio_format = 'wav' ORDER BY next_attempt_at, id LIMIT @limit)`,
+    // audio_stage 1: WAV in the spool.
+    ids:
+      `SELECT id FROM recordings WHERE state = 'pending' AND audio_stage = 1 AND next_attempt_at <= @now ` +
+      `AND hold_reason IS NULL ORDER BY next_attempt_at, id LIMIT @limit`,
     params: { now, limit: options.limit },
     patch: { reconcile: false },
     now,

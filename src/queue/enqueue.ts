@@ -1,6 +1,7 @@
 import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
 import { newDetectionParams, newRecordingParams } from './rows.js';
+import { addToStateCounts } from './state-counts.js';
 import type { NewDetection, NewRecording } from './types.js';
 
 /** One recording (or none) with the detections found in it. */
@@ -28,11 +29,14 @@ const INSERT_RECORDING = `
     @duration_s, @sample_rate, @filesize, 'pending', @now, @hold_reason, @now, @now)
   ON CONFLICT (source_key) DO NOTHING`;
 
+// recording_wait: what the detection waits for, from its recording (see the schema; a
+// trigger keeps it when the recording changes).
 const INSERT_DETECTION = `
   INSERT INTO detections (recording_id, dedupe_key, timestamp, start_s, end_s, scientific_name, common_name,
-    confidence, lat, lon, state, next_attempt_at, hold_reason, created_at, updated_at)
+    confidence, lat, lon, state, next_attempt_at, hold_reason, created_at, updated_at, recording_wait)
   VALUES (@recording_id, @dedupe_key, @timestamp, @start_s, @end_s, @scientific_name, @common_name,
-    @confidence, @lat, @lon, 'pending', @now, @hold_reason, @now, @now)
+    @confidence, @lat, @lon, 'pending', @now, @hold_reason, @now, @now,
+    COALESCE((SELECT detection_wait FROM recordings WHERE id = @recording_id), 0))
   ON CONFLICT (dedupe_key) DO NOTHING`;
 
 /**
@@ -43,8 +47,7 @@ const INSERT_DETECTION = `
  * attached to it.
  */
 export function enqueueRecording(q: Queue, input: EnqueueInput, options: EnqueueOptions = {}): EnqueueResult {
-  const now = options.now ?? Date.now();
-  return q.write(() => insertOne(q, input, now));
+  return enqueueMany(q, [input], options)[0];
 }
 
 /**
@@ -54,7 +57,18 @@ export function enqueueRecording(q: Queue, input: EnqueueInput, options: Enqueue
  */
 export function enqueueMany(q: Queue, inputs: readonly EnqueueInput[], options: EnqueueOptions = {}): EnqueueResult[] {
   const now = options.now ?? Date.now();
-  return q.write(() => inputs.map((input) => insertOne(q, input, now)));
+  return q.write(() => {
+    const results = inputs.map((input) => insertOne(q, input, now));
+    let recordings = 0;
+    let detections = 0;
+    for (const r of results) {
+      recordings += Number(r.recordingInserted);
+      detections += r.detectionsInserted;
+    }
+    addToStateCounts(q, 'recording', { pending: recordings });
+    addToStateCounts(q, 'detection', { pending: detections });
+    return results;
+  });
 }
 
 function insertOne(q: Queue, input: EnqueueInput, now: number): EnqueueResult {

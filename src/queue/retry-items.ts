@@ -32,8 +32,8 @@ export function retryItems(q: Queue, which: OperatorSelection, options: { now?: 
   return q.write(() => {
     const result: RetryResult = { retried: [], refused: [] };
     for (const [kind, ids] of selected(which)) {
-      const where = ids ? 'id IN (SELECT value FROM json_each(@ids))' : undefined;
-      const moved = transitionWhere(q, kind, 'pending', { from: ['failed'], where, params: { ids: JSON.stringify(ids ?? []) }, patch, now });
+      const selection = ids ? { ids: 'SELECT value FROM json_each(@ids)' } : {};
+      const moved = transitionWhere(q, kind, 'pending', { from: ['failed'], ...selection, params: { ids: JSON.stringify(ids ?? []) }, patch, now });
       result.retried.push(...moved.map((item) => ({ kind, id: item.id })));
       if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(moved.map((m) => m.id)), (state) => `it is ${state}; only failed items are retried`));
     }

@@ -9,6 +9,7 @@ import type {
   NewRecording,
   QueueItem,
   RecordingItem,
+  RecordingWait,
   TimeSource,
 } from './types.js';
 
@@ -25,6 +26,7 @@ export const TABLE: Record<ItemKind, 'recordings' | 'detections'> = {
 interface ItemRowBase {
   id: number;
   state: ItemState;
+  prev_state: ItemState | null;
   attempts: number;
   next_attempt_at: number;
   last_error: string | null;
@@ -46,6 +48,9 @@ export interface RecordingRow extends ItemRowBase {
   duration_s: number | null;
   sample_rate: number | null;
   filesize: number | null;
+  /** Generated columns (see the schema), not mapped. */
+  audio_stage: number;
+  detection_wait: number;
 }
 
 export interface DetectionRow extends ItemRowBase {
@@ -59,7 +64,10 @@ export interface DetectionRow extends ItemRowBase {
   confidence: number;
   lat: number | null;
   lon: number | null;
+  recording_wait: 0 | 1 | 2;
 }
+
+const RECORDING_WAIT: Record<DetectionRow['recording_wait'], RecordingWait> = { 0: 'nothing', 1: 'upload', 2: 'audio' };
 
 export type ItemRow = RecordingRow | DetectionRow;
 
@@ -94,6 +102,7 @@ export function toDetection(row: DetectionRow): DetectionItem {
     confidence: row.confidence,
     lat: row.lat,
     lon: row.lon,
+    recordingWait: RECORDING_WAIT[row.recording_wait],
     ...base(row),
   };
 }
@@ -106,6 +115,7 @@ export function toItem(kind: ItemKind, row: ItemRow): QueueItem {
 function base(row: ItemRowBase): Omit<ItemBase, 'id'> {
   return {
     state: row.state,
+    previousState: row.prev_state,
     attempts: row.attempts,
     nextAttemptAt: row.next_attempt_at,
     lastError: row.last_error,

@@ -2,6 +2,7 @@ import type { Queue } from './db.js';
 import { QueueError, QueueTransitionError } from './errors.js';
 import { formatItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
+import { addToStateCounts, type StateDeltas } from './state-counts.js';
 import type { ItemKind, ItemOf, ItemState } from './types.js';
 
 /**
@@ -102,7 +103,12 @@ export const INCREMENT_ATTEMPTS = new SqlExpr('attempts + 1');
 export interface TransitionWhere {
   /** Restrict the allowed `from` states further (e.g. a retry moves only `sending`, not `failed`, back to pending). */
   from?: readonly ItemState[];
-  /** Extra SQL condition over the item's table (named parameters from `params`; do not use the `t_`/`p_` prefixes). */
+  /**
+   * SQL giving the ids to move (a SELECT, or a parameter): the rows are then found by
+   * rowid, never by scanning the state's index range. Claims put their order and limit here.
+   */
+  ids?: string;
+  /** A SQL condition over the item's table (named parameters from `params`; do not use the `t_`/`p_` prefixes). */
   where?: string;
   params?: Record<string, unknown>;
   patch?: TransitionPatch;
@@ -111,12 +117,14 @@ export interface TransitionWhere {
 }
 
 /**
- * The batch form: moves every item matching `where` whose state may move to `to`,
- * in one UPDATE, and returns the moved items.
+ * The batch form: moves every item matching `ids`/`where` whose state may move to
+ * `to`, in one UPDATE, and returns the moved items. The kept counts per state move
+ * in the same transaction.
  */
 export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemState, options: TransitionWhere = {}): ItemOf<K>[] {
   const froms = fromStates(to, options.from);
-  const sets = [`state = '${to}'`, 'updated_at = @t_now'];
+  // Right-hand sides see the row before the UPDATE: prev_state gets the state being left.
+  const sets = ['prev_state = state', `state = '${to}'`, 'updated_at = @t_now'];
   const params: Record<string, unknown> = { ...options.params, t_now: options.now ?? Date.now() };
   for (const [key, value] of Object.entries(options.patch ?? {}) as [keyof TransitionPatch, unknown][]) {
     if (value === undefined) continue;
@@ -131,11 +139,21 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       params[`p_${column}`] = typeof value === 'boolean' ? Number(value) : value;
     }
   }
-  const sql =
-    `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} ` +
-    `WHERE state IN (${froms.map((s) => `'${s}'`).join(', ')})${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
-  const rows = q.stmt(sql).all(params) as ItemRow[];
-  return rows.map((row) => toItem(kind, row));
+  const states = froms.map((s) => `'${s}'`).join(', ');
+  // With ids, `+state` keeps the planner on the rowid: otherwise it prefers the state
+  // index and walks every item in the state to test membership in the id list.
+  const select = options.ids ? `id IN (${options.ids}) AND +state IN (${states})` : `state IN (${states})`;
+  const sql = `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} WHERE ${select}${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
+  const statement = q.stmt(sql);
+  return q.write(() => {
+    const rows = statement.all(params) as ItemRow[];
+    if (rows.length > 0) {
+      const deltas: StateDeltas = { [to]: rows.length };
+      for (const row of rows) deltas[row.prev_state!] = (deltas[row.prev_state!] ?? 0) - 1;
+      addToStateCounts(q, kind, deltas);
+    }
+    return rows.map((row) => toItem(kind, row));
+  });
 }
 
 export interface TransitionOptions {
@@ -158,10 +176,10 @@ export function transition<K extends ItemKind>(
   patch: TransitionPatch = {},
   options: TransitionOptions = {},
 ): ItemOf<K> {
-  const where = options.require ? `id = @t_id AND (${options.require.where})` : 'id = @t_id';
   const [moved] = transitionWhere(q, kind, to, {
     from: options.from,
-    where,
+    ids: '@t_id',
+    where: options.require?.where,
     params: { ...options.require?.params, t_id: id },
     patch,
     now: options.now,

@@ -55,6 +55,8 @@ export interface NewDetection {
 export interface ItemBase {
   id: number;
   state: ItemState;
+  /** The state before the last transition (null until the first one). */
+  previousState: ItemState | null;
   /** Sends that did not end in `uploaded` (retries, unknown outcomes, failures). */
   attempts: number;
   /** Epoch ms; the item is not claimed before. */
@@ -80,7 +82,16 @@ export interface DetectionItem extends ItemBase, Omit<NewDetection, 'holdReason'
   kind: 'detection';
   /** The recording the detection was found in, or null for a detection without recording. */
   recordingId: number | null;
+  /**
+   * What the detection waits for before it may be claimed: `nothing` (no recording, or
+   * the recording is uploaded, failed or dropped), the recording's `upload`, or its
+   * `audio` (a recording without audio: the detection goes without a soundscape
+   * after `noAudioAfterMs`).
+   */
+  recordingWait: RecordingWait;
 }
+
+export type RecordingWait = 'nothing' | 'upload' | 'audio';
 
 /** A claimed detection, with what posting it needs from its recording. */
 export interface ClaimedDetection extends DetectionItem {

@@ -39,7 +39,7 @@ describe('claimRecordings', () => {
     const oldest = claimRecordings(q, { now: T + 10 * MIN, limit: 2, order: 'oldest' });
     expect(oldest.map((r) => r.id)).toEqual([ids[0], ids[1]]);
     expect(oldest.every((r) => r.state === 'sending' && r.reconcile === false)).toBe(true);
-    expect(getItem(q, 'recording', ids[0]!)!.state).toBe('sending');
+    expect(getItem(q, 'recording', ids[0])!.state).toBe('sending');
 
     const newest = claimRecordings(q, { now: T + 10 * MIN, limit: 1, order: 'newest' });
     expect(newest.map((r) => r.id)).toEqual([ids[3]]);
@@ -108,10 +108,10 @@ describe('claimDetections', () => {
     dropItems(q, [{ kind: 'recording', id: dropped.recordingId }]);
 
     const claimed = claimDetections(q, { now: T + MIN, limit: 10, order: 'oldest' });
-    expect(claimed.map((d) => d.id).sort((a, b) => a - b)).toEqual([failed.detectionIds[0], dropped.detectionIds[0], standalone].sort((a, b) => a! - b!));
+    expect(claimed.map((d) => d.id).sort((a, b) => a - b)).toEqual([failed.detectionIds[0], dropped.detectionIds[0], standalone].sort((a, b) => a - b));
     expect(claimed.every((d) => d.soundscapeRemoteId === null)).toBe(true);
     expect(claimed.find((d) => d.id === standalone)!.recordingTimestamp).toBeNull();
-    expect(getItem(q, 'detection', waiting.detectionIds[0]!)!.state).toBe('pending');
+    expect(getItem(q, 'detection', waiting.detectionIds[0])!.state).toBe('pending');
   });
 
   it('lets a detection of a recording without audio go after noAudioAfterMs', () => {
@@ -127,14 +127,14 @@ describe('claimDetections', () => {
       return q.db.prepare('SELECT MAX(id) FROM detections').pluck().get() as number;
     });
     expect(claimDetections(q, { now: T + 5 * MIN, limit: 1, order: 'newest' }).map((d) => d.id)).toEqual([ids[2]]);
-    markUnknown(q, 'detection', ids[2]!, { error: 'reset', code: 'ERR_OUTCOME_UNKNOWN', now: T + 5 * MIN });
-    hold(q, 'detection', [ids[0]!], 'clock');
+    markUnknown(q, 'detection', ids[2], { error: 'reset', code: 'ERR_OUTCOME_UNKNOWN', now: T + 5 * MIN });
+    hold(q, 'detection', [ids[0]], 'clock');
     const claimed = claimDetections(q, { now: T + 5 * MIN, limit: 5, order: 'oldest' });
     expect(claimed.map((d) => [d.id, d.reconcile])).toEqual([
       [ids[2], true],
       [ids[1], false],
     ]);
-    markRetry(q, 'detection', ids[1]!, { error: 'HTTP 500', code: 'ERR_HTTP_STATUS', nextAttemptAt: T + 20 * MIN });
+    markRetry(q, 'detection', ids[1], { error: 'HTTP 500', code: 'ERR_HTTP_STATUS', nextAttemptAt: T + 20 * MIN });
     expect(claimDetections(q, { now: T + 19 * MIN, limit: 5, order: 'oldest' })).toEqual([]);
     expect(claimDetections(q, { now: T + 20 * MIN, limit: 5, order: 'oldest' }).map((d) => d.id)).toEqual([ids[1]]);
   });

@@ -21,7 +21,7 @@ describe('enqueueRecording', () => {
     expect(stored).toMatchObject({ ...rec, kind: 'recording', state: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now, remoteId: null, holdReason: null, reconcile: false });
     const dets = q.db.prepare('SELECT id FROM detections WHERE recording_id = ? ORDER BY id').pluck().all(result.recordingId) as number[];
     expect(dets).toHaveLength(2);
-    expect(getItem(q, 'detection', dets[1]!)).toMatchObject({ ...detection(rec.sourceKey, 1), recordingId: result.recordingId, state: 'pending' });
+    expect(getItem(q, 'detection', dets[1])).toMatchObject({ ...detection(rec.sourceKey, 1), recordingId: result.recordingId, state: 'pending' });
   });
 
   it('adds nothing when the same recording is ingested twice', () => {
@@ -75,7 +75,7 @@ describe('enqueueMany', () => {
     expect(results).toHaveLength(50);
     expect(results.every((r) => r.recordingInserted && r.detectionsInserted === 3)).toBe(true);
     expect(new Set(results.map((r) => r.recordingId)).size).toBe(50);
-    expect(getItem(q, 'recording', results[7]!.recordingId!)!.sourceKey).toBe(inputs[7]!.recording.sourceKey);
+    expect(getItem(q, 'recording', results[7].recordingId!)!.sourceKey).toBe(inputs[7].recording.sourceKey);
 
     const again = enqueueMany(q, [...inputs, { recording: recording(99), detections: [] }]);
     expect(again.filter((r) => r.recordingInserted)).toHaveLength(1);

@@ -24,7 +24,7 @@ const T = 1_714_536_000_000;
 function claimedRecording(n = 1): number {
   enqueueRecording(q, { recording: recording(n), detections: [] }, { now: T });
   const [r] = claimRecordings(q, { now: T, limit: 1, order: 'oldest' });
-  return r!.id;
+  return r.id;
 }
 
 describe('marking a claimed item', () => {
@@ -52,10 +52,10 @@ describe('marking a claimed item', () => {
     const id = claimedRecording();
     markUnknown(q, 'recording', id, { error: 'timeout', code: 'ERR_OUTCOME_UNKNOWN', now: T });
     const [again] = claimRecordings(q, { now: T, limit: 1, order: 'oldest' });
-    expect(again!.reconcile).toBe(true);
+    expect(again.reconcile).toBe(true);
     const item = markRetry(q, 'recording', id, { error: 'lookup failed', code: 'ERR_NETWORK_BEFORE_SEND', nextAttemptAt: T + 1_000 });
     expect(item).toMatchObject({ state: 'unknown', attempts: 2 });
-    expect(claimRecordings(q, { now: T + 1_000, limit: 1, order: 'oldest' })[0]!.reconcile).toBe(true);
+    expect(claimRecordings(q, { now: T + 1_000, limit: 1, order: 'oldest' })[0].reconcile).toBe(true);
   });
 
   it('markUnknown and markFailed count the attempt and keep the error', () => {
@@ -83,13 +83,13 @@ describe('recoverInFlight', () => {
     expect(detections).toHaveLength(1);
 
     expect(recoverInFlight(q, { now: T + 1 })).toEqual({ recordings: 1, detections: 1, encoding: 1 });
-    expect(getItem(q, 'recording', uploading!.id)).toMatchObject({ state: 'unknown', lastErrorCode: INTERRUPTED_CODE, updatedAt: T + 1 });
-    expect(getItem(q, 'recording', encoding!.id)).toMatchObject({ state: 'pending', lastError: null });
-    expect(getItem(q, 'detection', detections[0]!.id)!.state).toBe('unknown');
+    expect(getItem(q, 'recording', uploading.id)).toMatchObject({ state: 'unknown', lastErrorCode: INTERRUPTED_CODE, updatedAt: T + 1 });
+    expect(getItem(q, 'recording', encoding.id)).toMatchObject({ state: 'pending', lastError: null });
+    expect(getItem(q, 'detection', detections[0].id)!.state).toBe('unknown');
     // The other detection was never claimed: untouched.
     expect(q.db.prepare(`SELECT COUNT(*) FROM detections WHERE state = 'pending'`).pluck().get()).toBe(1);
     // The next claim reconciles.
-    expect(claimRecordings(q, { now: T + 1, limit: 5, order: 'oldest' }).map((r) => [r.id, r.reconcile])).toEqual([[uploading!.id, true]]);
+    expect(claimRecordings(q, { now: T + 1, limit: 5, order: 'oldest' }).map((r) => [r.id, r.reconcile])).toEqual([[uploading.id, true]]);
     // A later recovery finds only what was claimed since.
     expect(recoverInFlight(q)).toEqual({ recordings: 1, detections: 0, encoding: 0 });
   });

@@ -77,7 +77,7 @@ describe('listItems and getItem', () => {
 
   it('filters by state and kind', () => {
     const ids = seed(4);
-    finish([ids[1]!, ids[3]!], 'failed');
+    finish([ids[1], ids[3]], 'failed');
     const failed = listItems(q, { state: 'failed', limit: 10 });
     expect(failed.items.map((i) => i.id)).toEqual([ids[1], ids[3]]);
     expect(listItems(q, { state: 'failed', kind: 'detection', limit: 10 }).items).toEqual([]);
@@ -87,11 +87,11 @@ describe('listItems and getItem', () => {
 
   it('returns every field of an item', () => {
     const [id] = seed(1);
-    const item = getItem(q, 'recording', id!)!;
+    const item = getItem(q, 'recording', id)!;
     expect(Object.keys(item).sort()).toEqual(
       [
         'kind', 'id', 'sourceKey', 'sourcePath', 'spoolPath', 'audioFormat', 'timestamp', 'timeSource', 'durationS', 'sampleRate', 'filesize',
-        'state', 'attempts', 'nextAttemptAt', 'lastError', 'lastErrorCode', 'remoteId', 'holdReason', 'reconcile', 'createdAt', 'updatedAt',
+        'state', 'previousState', 'attempts', 'nextAttemptAt', 'lastError', 'lastErrorCode', 'remoteId', 'holdReason', 'reconcile', 'createdAt', 'updatedAt',
       ].sort(),
     );
     expect(getItem(q, 'detection', 999)).toBeUndefined();
@@ -101,13 +101,13 @@ describe('listItems and getItem', () => {
 describe('retryItems', () => {
   it('moves failed items back to pending with attempts reset, due now; refuses others', () => {
     const ids = seed(3);
-    finish([ids[0]!], 'failed');
-    expect(getItem(q, 'recording', ids[0]!)!.attempts).toBe(1);
+    finish([ids[0]], 'failed');
+    expect(getItem(q, 'recording', ids[0])!.attempts).toBe(1);
     const result = retryItems(
       q,
       [
-        { kind: 'recording', id: ids[0]! },
-        { kind: 'recording', id: ids[1]! },
+        { kind: 'recording', id: ids[0] },
+        { kind: 'recording', id: ids[1] },
         { kind: 'detection', id: 77 },
       ],
       { now: T + 5 },
@@ -117,12 +117,12 @@ describe('retryItems', () => {
       { item: `r${ids[1]}`, kind: 'recording', id: ids[1], state: 'sending', reason: 'it is sending; only failed items are retried' },
       { item: 'd77', kind: 'detection', id: 77, state: null, reason: 'no such item' },
     ]);
-    expect(getItem(q, 'recording', ids[0]!)).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T + 5, lastError: 'HTTP 422' });
+    expect(getItem(q, 'recording', ids[0])).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: T + 5, lastError: 'HTTP 422' });
   });
 
   it('retries every failed item with { failed: true }', () => {
     const ids = seed(4);
-    finish([ids[0]!, ids[2]!], 'failed');
+    finish([ids[0], ids[2]], 'failed');
     expect(retryItems(q, { failed: true }).retried.map((r) => r.id).sort()).toEqual([ids[0], ids[2]]);
     expect(retryItems(q, { failed: true, kind: 'recording' }).retried).toEqual([]);
   });
@@ -131,10 +131,10 @@ describe('retryItems', () => {
 describe('dropItems', () => {
   it('drops anything but uploaded items and returns what was dropped', () => {
     const ids = seed(3);
-    finish([ids[0]!], 'uploaded');
+    finish([ids[0]], 'uploaded');
     const result = dropItems(q, [
-      { kind: 'recording', id: ids[0]! },
-      { kind: 'recording', id: ids[1]! },
+      { kind: 'recording', id: ids[0] },
+      { kind: 'recording', id: ids[1] },
       { kind: 'detection', id: 3 },
     ]);
     expect(result.dropped.map((d) => [d.item, d.from, d.value.state])).toEqual([
@@ -144,14 +144,14 @@ describe('dropItems', () => {
     expect(result.refused).toEqual([
       expect.objectContaining({ item: `r${ids[0]}`, state: 'uploaded', reason: expect.stringContaining('uploaded') }),
     ]);
-    expect(getItem(q, 'recording', ids[0]!)!.state).toBe('uploaded');
+    expect(getItem(q, 'recording', ids[0])!.state).toBe('uploaded');
     // Dropping twice is refused, not repeated.
     expect(dropItems(q, [{ kind: 'detection', id: 3 }]).refused[0]).toMatchObject({ state: 'dropped' });
   });
 
   it('drops every failed item with { failed: true }', () => {
     const ids = seed(2);
-    finish([ids[1]!], 'failed');
+    finish([ids[1]], 'failed');
     const result = dropItems(q, { failed: true });
     expect(result.dropped.map((d) => [d.item, d.from])).toEqual([[`r${ids[1]}`, 'failed']]);
     expect(result.refused).toEqual([]);

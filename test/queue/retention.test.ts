@@ -24,10 +24,10 @@ describe('spool retention', () => {
     const ids = [1, 2, 3, 4, 5].map((n) => enqueueRecording(q, { recording: recording(n, { filesize: 100 * n }), detections: [] }, { now: T }).recordingId!);
     const claimed = claimRecordings(q, { now: T, limit: 3, order: 'oldest' }).map((r) => r.id);
     expect(claimed).toEqual(ids.slice(0, 3));
-    markUploaded(q, 'recording', ids[0]!, 11, { now: T + DAY });
-    markFailed(q, 'recording', ids[1]!, { error: 'HTTP 422', code: 'ERR_HTTP_STATUS', now: T + DAY });
+    markUploaded(q, 'recording', ids[0], 11, { now: T + DAY });
+    markFailed(q, 'recording', ids[1], { error: 'HTTP 422', code: 'ERR_HTTP_STATUS', now: T + DAY });
     // ids[2] stays sending; ids[3] pending; ids[4] dropped.
-    dropItems(q, [{ kind: 'recording', id: ids[4]! }], { now: T + 2 * DAY });
+    dropItems(q, [{ kind: 'recording', id: ids[4] }], { now: T + 2 * DAY });
 
     expect(spoolUsage(q)).toEqual({ files: 5, bytes: 1500 });
     expect(spoolFilesToDelete(q, { retentionMs: 7 * DAY, now: T + 7 * DAY, limit: 10 })).toEqual([]);
@@ -35,12 +35,12 @@ describe('spool retention', () => {
     const due = spoolFilesToDelete(q, { retentionMs: 7 * DAY, now: T + 30 * DAY, limit: 10 });
     expect(due.map((f) => f.recordingId)).toEqual([ids[0], ids[4]]);
 
-    expect(clearSpoolPath(q, ids[0]!)).toBe(true);
-    expect(clearSpoolPath(q, ids[0]!)).toBe(false);
+    expect(clearSpoolPath(q, ids[0])).toBe(true);
+    expect(clearSpoolPath(q, ids[0])).toBe(false);
     // Never for a recording that is not uploaded or dropped.
-    expect(clearSpoolPath(q, ids[1]!)).toBe(false);
-    expect(clearSpoolPath(q, ids[3]!)).toBe(false);
-    expect(getItem(q, 'recording', ids[1]!)!.spoolPath).toBe('/spool/rec-2.flac');
+    expect(clearSpoolPath(q, ids[1])).toBe(false);
+    expect(clearSpoolPath(q, ids[3])).toBe(false);
+    expect(getItem(q, 'recording', ids[1])!.spoolPath).toBe('/spool/rec-2.flac');
     expect(spoolUsage(q)).toEqual({ files: 4, bytes: 1400 });
     expect(spoolFilesToDelete(q, { retentionMs: 7 * DAY, now: T + 30 * DAY, limit: 10 }).map((f) => f.recordingId)).toEqual([ids[4]]);
   });

@@ -60,15 +60,15 @@ describe('the state machine table', () => {
       .map((line) => line.split('|').map((cell) => cell.trim()));
     const documented = new Set<string>();
     for (const [, fromCell, toCell] of rows) {
-      const to = /`(\w+)`/.exec(toCell!)![1]!;
-      if (fromCell!.startsWith('(new)')) {
+      const to = /`(\w+)`/.exec(toCell)![1];
+      if (fromCell.startsWith('(new)')) {
         documented.add(`new>${to}`);
-      } else if (fromCell!.startsWith('any but')) {
-        const except = /`(\w+)`/.exec(fromCell!)![1];
+      } else if (fromCell.startsWith('any but')) {
+        const except = /`(\w+)`/.exec(fromCell)![1];
         // Dropping a dropped item is refused, not repeated.
         for (const s of ITEM_STATES) if (s !== except && s !== to) documented.add(`${s}>${to}`);
       } else {
-        documented.add(`${/`(\w+)`/.exec(fromCell!)![1]}>${to}`);
+        documented.add(`${/`(\w+)`/.exec(fromCell)![1]}>${to}`);
       }
     }
     const coded = new Set(TRANSITIONS.map((t) => `${t.from}>${t.to}`));

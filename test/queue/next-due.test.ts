@@ -1,0 +1,34 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimDetections } from '../../src/queue/claim-detections.js';
+import { claimRecordings } from '../../src/queue/claim-recordings.js';
+import type { Queue } from '../../src/queue/db.js';
+import { enqueueRecording } from '../../src/queue/enqueue.js';
+import { markRetry } from '../../src/queue/mark-retry.js';
+import { nextDueAt } from '../../src/queue/next-due.js';
+import { detection, recording, tempQueue } from './helpers.js';
+
+let q: Queue;
+let cleanup: () => void;
+beforeEach(() => ({ q, cleanup } = tempQueue()));
+afterEach(() => cleanup());
+
+const T = 1_714_536_000_000;
+
+describe('nextDueAt', () => {
+  it('is the earliest backoff end after now among items a claim could take', () => {
+    expect(nextDueAt(q, T)).toBeNull();
+    enqueueRecording(q, { recording: recording(1), detections: [detection('a', 0)] }, { now: T });
+    enqueueRecording(q, { recording: null, detections: [detection('s', 0)] }, { now: T });
+    // Due now is not "after now".
+    expect(nextDueAt(q, T)).toBeNull();
+    const [r] = claimRecordings(q, { now: T, limit: 1, order: 'oldest' });
+    markRetry(q, 'recording', r.id, { error: '503', code: 'ERR_HTTP_STATUS', nextAttemptAt: T + 60_000 });
+    const [d] = claimDetections(q, { now: T, limit: 1, order: 'oldest' });
+    markRetry(q, 'detection', d.id, { error: '503', code: 'ERR_HTTP_STATUS', nextAttemptAt: T + 30_000 });
+    expect(nextDueAt(q, T)).toBe(T + 30_000);
+    expect(nextDueAt(q, T + 30_000)).toBe(T + 60_000);
+    // A WAV waiting for the encoder is not the uploader's.
+    enqueueRecording(q, { recording: recording(2, { spoolPath: '/s/2.wav', audioFormat: 'wav' }), detections: [] }, { now: T + 10_000 });
+    expect(nextDueAt(q, T)).toBe(T + 30_000);
+  });
+});

@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimDetections } from '../../src/queue/claim-detections.js';
+import { claimRecordings } from '../../src/queue/claim-recordings.js';
+import type { Queue } from '../../src/queue/db.js';
+import { dropItems } from '../../src/queue/drop-items.js';
+import { claimForEncoding } from '../../src/queue/encoding.js';
+import { enqueueRecording } from '../../src/queue/enqueue.js';
+import { queueCounts } from '../../src/queue/counts.js';
+import { markUploaded } from '../../src/queue/mark-uploaded.js';
+import { nextDueAt } from '../../src/queue/next-due.js';
+import { spoolFilesToDelete, spoolUsage } from '../../src/queue/retention.js';
+import { retryItems } from '../../src/queue/retry-items.js';
+import { detection, recording, tempQueue } from './helpers.js';
+
+/**
+ * The queue's speed on a backlog rests on its statements reading index ranges, not
+ * whole tables. These tests read SQLite's query plan of every statement an
+ * operation runs and refuse a full scan of an item table (timing belongs to the
+ * benchmark; the plan does not depend on the machine).
+ */
+let q: Queue;
+let cleanup: () => void;
+let statements: string[];
+beforeEach(() => {
+  ({ q, cleanup } = tempQueue());
+  statements = [];
+  const stmt = q.stmt.bind(q);
+  q.stmt = (sql: string) => {
+    statements.push(sql);
+    return stmt(sql);
+  };
+});
+afterEach(() => cleanup());
+
+/** Any values will do for a plan: 1 for every parameter (`[]` for id lists). */
+function explain(sql: string): string[] {
+  const named = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name, name === 'ids' ? '[]' : 1]));
+  const positional = (sql.match(/\?/g) ?? []).map(() => 1);
+  const args: unknown[] = Object.keys(named).length > 0 ? [...positional, named] : positional;
+  return (q.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail);
+}
+
+function plansOf(run: () => unknown): string[][] {
+  statements = [];
+  run();
+  return [...new Set(statements)]
+    .filter((sql) => /^\s*(SELECT|UPDATE)/.test(sql))
+    .map(explain);
+}
+
+function expectNoTableScan(run: () => unknown): void {
+  const plans = plansOf(run);
+  expect(plans.length).toBeGreaterThan(0);
+  for (const plan of plans) {
+    // A partial index holds only the few rows it is about (files in the spool, waiting items): reading it whole is fine.
+    const scans = plan.filter((line) => /^SCAN (recordings|detections)\b/.test(line) && !/INDEX \w+_(spool|waiting)$/.test(line));
+    const stateRanges = plan.filter((line) => /^SEARCH \w+ USING (COVERING )?INDEX \w+_due \(state=\?\)$/.test(line));
+    expect([...scans, ...stateRanges]).toEqual([]);
+  }
+}
+
+describe('query plans', () => {
+  beforeEach(() => {
+    const rec = recording(1);
+    enqueueRecording(q, { recording: rec, detections: [detection(rec.sourceKey, 0)] });
+  });
+
+  it('claims read index ranges and move rows by id', () => {
+    for (const run of [
+      () => claimRecordings(q, { limit: 5, order: 'newest' }),
+      () => claimRecordings(q, { limit: 5, order: 'oldest' }),
+      () => claimDetections(q, { limit: 5, order: 'newest' }),
+      () => claimForEncoding(q, { limit: 5 }),
+    ]) {
+      const plans = plansOf(run);
+      expect(plans[0][0]).toMatch(/^SEARCH (recordings|detections) USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
+      expectNoTableScan(run);
+    }
+  });
+
+  it('single transitions, operator ops, counts, next due time and retention do not scan', () => {
+    const [r] = claimRecordings(q, { limit: 1, order: 'oldest' });
+    expectNoTableScan(() => markUploaded(q, 'recording', r.id, 5));
+    expectNoTableScan(() => retryItems(q, [{ kind: 'detection', id: 1 }]));
+    expectNoTableScan(() => dropItems(q, [{ kind: 'detection', id: 1 }]));
+    expectNoTableScan(() => queueCounts(q));
+    expectNoTableScan(() => nextDueAt(q, 0));
+    expectNoTableScan(() => spoolFilesToDelete(q, { retentionMs: 0, limit: 5 }));
+    expectNoTableScan(() => spoolUsage(q));
+  });
+});

@@ -28,3 +28,7 @@ export { clearSpoolPath, spoolFilesToDelete, spoolUsage, type RetentionOptions, 
 export { attachAudio, type AttachedAudio } from './attach-audio.js';
 export { isRemoteIdTaken } from './remote-ids.js';
 export { deleteMeta, getMeta, incrementCounters, setMeta, type MetaKey, type MetaValues, type PauseState } from './meta.js';
+export { countTable, recountStates } from './state-counts.js';
+export { nextDueAt } from './next-due.js';
+export { findRecordingBySourceKey } from './find-recording.js';
+export { ingestedFileCounts, isFileDone, markFileDone, pruneIngestedFiles, type FileOutcome } from './ingested-files.js';

@@ -66,6 +66,18 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
   }
 
+  // metrics.listen: Prometheus metrics, /healthz and /readyz. Loaded only when asked
+  // for; a taken port is logged, never fatal (uploads matter more than metrics).
+  const metricsListen = config.metrics.listen;
+  const metrics = metricsListen
+    ? await import('./metrics/index.js')
+        .then((m) => m.startMetricsServer({ listen: metricsListen, queue, snapshot: () => snapshot(), log }))
+        .catch((err: unknown) => {
+          log.error(`metrics endpoint not started: ${errorMessage(err)}`);
+          return null;
+        })
+    : null;
+
   const client: ServiceClient = createServiceClient({
     baseUrl: config.service.baseUrl,
     token,
@@ -89,6 +101,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     outcome: (kind, outcome, ms, bytes) => {
       if (outcome === 'uploaded' || outcome === 'reconciled') lastSuccessDirty = true;
       options.observer?.outcome?.(kind, outcome, ms, bytes);
+      metrics?.observer.outcome?.(kind, outcome, ms, bytes);
     },
   };
   let lastSuccessDirty = false;
@@ -264,11 +277,13 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       configSync.stop();
       await watcher.close();
       await Promise.race([pairing.idle(), delay(3_000)]);
+      await pairing.close();
       await uploader.stop();
       await encodeStage.stop();
       await encoder.close({ force: true });
       writeRuntime(true);
       await client.close();
+      await metrics?.close();
       queue.close();
       log.info('station-agent stopped');
     })());

@@ -1,10 +1,10 @@
 import type { Stats } from 'node:fs';
 import { existsSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { isFileDone, markFileDone, type FileOutcome } from '../queue/ingested-files.js';
-import { classifyPath } from './formats.js';
+import { classifyPath, parseResultFile } from './formats.js';
 import { ingestRecording, type IngestContext, type IngestOutcome } from './ingest-recording.js';
 
 /**
@@ -45,6 +45,13 @@ export class Pairing {
   private readonly inProgress = new Set<string>();
   private readonly waitingSince = new Map<string, number>();
   private readonly linking = new Map<string, Promise<void>>();
+  /**
+   * analyzerpi WAVs that could not be hard-linked (the spool is on another mount):
+   * an open descriptor keeps the audio readable after the analyzer deletes the name,
+   * and the copy is made only when the JSON says the recording is wanted. Copying
+   * every WAV on sight would write gigabytes a day to the SD card.
+   */
+  private readonly held = new Map<string, { handle: FileHandle; at: number }>();
 
   constructor(private readonly opts: PairingOptions) {}
 
@@ -65,8 +72,11 @@ export class Pairing {
     if (!this.takesOnSight(file) || this.linking.has(file)) return;
     const dest = path.join(this.opts.ctx.spool.incomingDir, path.basename(file));
     const task = this.opts.ctx.spool
-      .take(file, dest)
-      .then(() => undefined)
+      .tryLink(file, dest)
+      .then(async (linked) => {
+        if (linked || this.held.size >= MAX_HELD) return;
+        this.held.set(file, { handle: await open(file, 'r'), at: Date.now() });
+      })
       .catch((err: unknown) => this.opts.ctx.log.warn(`could not take ${file} into the spool: ${errorMessage(err)}`))
       .finally(() => this.linking.delete(file));
     this.linking.set(file, task);
@@ -82,10 +92,21 @@ export class Pairing {
     return this.chain;
   }
 
+  /** Closes what is held open (shutdown). */
+  async close(): Promise<void> {
+    for (const [file] of this.held) await this.release(file);
+  }
+
   /** Removes spooled analyzerpi WAVs whose JSON never came. */
   async sweepIncoming(now = Date.now()): Promise<number> {
     const dir = this.opts.ctx.spool.incomingDir;
     let removed = 0;
+    for (const [file, h] of [...this.held]) {
+      if (now - h.at >= this.opts.jsonTimeoutMs) {
+        await this.release(file);
+        removed++;
+      }
+    }
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const file = path.join(dir, name);
       const st = await stat(file).catch(() => null);
@@ -95,6 +116,38 @@ export class Pairing {
       this.opts.ctx.log.warn(`discarded ${name}: its analyzer result never came within ${Math.round(this.opts.jsonTimeoutMs / 1000)} s`);
     }
     return removed;
+  }
+
+  /**
+   * The JSON of a held WAV arrived: copy the audio into incoming/ only when the
+   * recording has a detection worth uploading (decided by a cheap parse here, and
+   * again by ingest).
+   */
+  private async copyHeld(original: string, spooled: string, jsonPath: string): Promise<void> {
+    const held = this.held.get(original);
+    if (!held) return;
+    try {
+      if (await this.wanted(jsonPath)) await this.opts.ctx.spool.copyFromHandle(held.handle, spooled, original);
+    } catch (err) {
+      this.opts.ctx.log.warn(`could not copy ${original} into the spool: ${errorMessage(err)}`);
+    } finally {
+      await this.release(original);
+    }
+  }
+
+  private async wanted(jsonPath: string): Promise<boolean> {
+    try {
+      const parsed = parseResultFile(jsonPath, await readFile(jsonPath, 'utf8'), { labels: this.opts.ctx.labels });
+      return parsed.detections.some((d) => d.confidence >= this.opts.ctx.minConfidence);
+    } catch {
+      return false;
+    }
+  }
+
+  private async release(file: string): Promise<void> {
+    const held = this.held.get(file);
+    this.held.delete(file);
+    await held?.handle.close().catch(() => undefined);
   }
 
   private takesOnSight(file: string): boolean {
@@ -115,6 +168,7 @@ export class Pairing {
       const original = path.join(path.dirname(file), c.audioFileName);
       await this.linking.get(original);
       const spooled = path.join(this.opts.ctx.spool.incomingDir, c.audioFileName);
+      await this.copyHeld(original, spooled, file);
       if (existsSync(spooled)) input = { resultPath: file, audioPath: original, spooledAudio: spooled };
       else input = { resultPath: file, audioPath: existsSync(original) ? original : undefined };
       if (!input.spooledAudio && !input.audioPath) input.audioPath = original;
@@ -152,6 +206,8 @@ export class Pairing {
     if (outcome.status === 'queued') this.opts.onQueued?.();
   }
 }
+
+const MAX_HELD = 256;
 
 function isTransient(code: string): boolean {
   return code === 'ENOSPC' || code === 'EIO' || code === 'EMFILE' || code === 'ENFILE' || code.startsWith('ERR_QUEUE') || code === 'SQLITE_BUSY';

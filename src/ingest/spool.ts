@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, rename, rm, statfs } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
 
@@ -61,6 +61,51 @@ export class Spool {
     } catch (err) {
       await rm(part, { force: true });
       throw this.wrap(err, source);
+    }
+  }
+
+  /**
+   * A hard link only: true when linked, false when the spool is on another
+   * filesystem or mount (EXDEV; also inside systemd's ProtectHome, where /home is a
+   * separate mount) or links are refused. Never copies.
+   */
+  async tryLink(source: string, dest: string): Promise<boolean> {
+    await rm(dest, { force: true });
+    try {
+      await link(source, dest);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
+      throw this.wrap(err, source);
+    }
+  }
+
+  /**
+   * Copies from an open file (whose name the analyzer may already have deleted: the
+   * data lives as long as a descriptor does) to `dest`, crash-safely.
+   */
+  async copyFromHandle(handle: FileHandle, dest: string, what: string): Promise<void> {
+    const part = `${dest}.part`;
+    try {
+      const out = await open(part, 'w', 0o600);
+      try {
+        // A plain loop over one 64 KiB buffer: positional reads leave the handle usable, memory stays flat.
+        const buf = Buffer.allocUnsafe(64 * 1024);
+        for (let pos = 0; ; ) {
+          const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+          if (bytesRead === 0) break;
+          await out.write(buf, 0, bytesRead);
+          pos += bytesRead;
+        }
+        await out.sync();
+      } finally {
+        await out.close();
+      }
+      await rename(part, dest);
+    } catch (err) {
+      await rm(part, { force: true });
+      throw this.wrap(err, what);
     }
   }
 

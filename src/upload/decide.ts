@@ -13,6 +13,7 @@ import { errorCode, errorMessage } from '../errors.js';
  * | HTTP 5xx, 408, HTML page instead of JSON  | retry; counts toward the circuit breaker  |
  * | HTTP 429, 503                             | retry after Retry-After; throttle         |
  * | HTTP 401, 403, 404 on a station path      | pause everything: the token is rejected   |
+ * | HTTP 3xx (redirect: baseUrl is wrong)     | pause everything, like a rejected token   |
  * | HTTP 415 on a soundscape                  | pause soundscapes: the format is refused  |
  * | HTTP 422                                  | fail this item with the service's message |
  * | other HTTP 4xx                            | fail this item                            |
@@ -66,7 +67,7 @@ function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {
   if (status >= 500 || status === 408 || err.html) {
     return { action: 'retry', retryAfterMs: err.retryAfterMs, serviceDown: true, throttle: false, ...base };
   }
-  if (status === 401 || status === 403 || status === 404) {
+  if (status === 401 || status === 403 || status === 404 || (status >= 300 && status < 400)) {
     return {
       action: 'pause',
       scope: 'station',

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
@@ -125,5 +125,43 @@ describe('station-agent run, end to end against the local service', () => {
     // The spool copy is gone after upload (retention 0) and nothing is left in incoming/.
     await world.daemon!.stop();
     world.daemon = null;
+  });
+});
+
+describe('analyzerpi input on another filesystem than the spool', () => {
+  const shm = '/dev/shm';
+  const otherFs = existsSync(shm) && statSync(shm).dev !== statSync(process.env.TMPDIR ?? '/tmp').dev;
+
+  it.skipIf(!otherFs)('holds the deleted WAV open and copies it only when its JSON wants it', async () => {
+    const inputDir = mkdtempSync(path.join(shm, 'agent-input-'));
+    try {
+      world = await createAgentWorld({ inputDir, config: { input: { format: 'analyzerpi', minConfidence: 0.7 } } });
+      await world.startAgent();
+      const wanted = path.join(inputDir, '2024-02-24-birdnet-16:19:37.wav');
+      const unwanted = path.join(inputDir, '2024-02-24-birdnet-16:20:07.wav');
+      copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wanted);
+      copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), unwanted);
+      await new Promise((r) => setTimeout(r, 300));
+      const json = (name: string, ts: string, confidence: number) =>
+        JSON.stringify({ file_name: name, timestamp: ts, delay: 0, detections: [{ start: 0, common_name: 'Eurasian Magpie', confidence }] });
+      writeFileSync(`${wanted}.json`, json(path.basename(wanted), '2024-02-24T16:19:37+01:00', 0.9));
+      writeFileSync(`${unwanted}.json`, json(path.basename(unwanted), '2024-02-24T16:20:07+01:00', 0.2));
+      rmSync(wanted);
+      rmSync(unwanted);
+
+      const counts = await world.waitDrained().catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${world!.logLines.join('\n')}`);
+      });
+      expect(counts.recordings.uploaded).toBe(1);
+      expect(counts.detections.uploaded).toBe(1);
+      const [sc] = await world.allSoundscapes();
+      expect(sc!.duration).toBe(30);
+      // Nothing was copied for the recording nobody wanted, and nothing lingers in incoming/.
+      expect(readdirSync(path.join(world.dataDir, 'spool', 'incoming'))).toEqual([]);
+    } finally {
+      await world?.close();
+      world = undefined;
+      rmSync(inputDir, { recursive: true, force: true });
+    }
   });
 });

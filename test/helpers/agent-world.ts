@@ -41,11 +41,13 @@ export interface WorldOptions {
   emulator?: Partial<EmulatorOptions>;
   /** Merged into the config file. */
   config?: Record<string, unknown>;
+  /** The input folder, e.g. on another filesystem than the spool (default: inside the world's temp dir). */
+  inputDir?: string;
 }
 
 export async function createAgentWorld(options: WorldOptions = {}): Promise<AgentWorld> {
   const { dir: root, cleanup } = tempDir('agent-world-');
-  const inputDir = path.join(root, 'input');
+  const inputDir = options.inputDir ?? path.join(root, 'input');
   const dataDir = path.join(root, 'data');
   mkdirSync(inputDir, { recursive: true });
   const emulator = await startEmulator({

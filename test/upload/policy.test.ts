@@ -133,3 +133,9 @@ describe('AdaptiveConcurrency', () => {
     expect(c.limit).toBe(8);
   });
 });
+
+describe('decide on redirects', () => {
+  it('pauses the station on a 3xx: the base URL is wrong (http to https, a moved host)', () => {
+    expect(decide(http(301), 'detection')).toMatchObject({ action: 'pause', scope: 'station' });
+  });
+});

@@ -1,0 +1,203 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue, type QueueCounts } from '../queue/index.js';
+import type { RuntimeSnapshot } from '../status/runtime.js';
+import type { UploadObserver, UploadOutcome } from '../upload/ports.js';
+import type { HoldReason } from '../upload/uploader.js';
+
+/**
+ * The agent's Prometheus metrics, in a registry of their own (never prom-client's
+ * global one, so two agents in one process, or a test, do not share series).
+ *
+ * | metric | type | labels | source |
+ * |---|---|---|---|
+ * | `station_agent_queue_items` | gauge | kind, state | `queueCounts`, read on scrape |
+ * | `station_agent_queue_oldest_waiting_seconds` | gauge | | age of the oldest pending/sending/unknown item, on scrape |
+ * | `station_agent_uploads_total` | counter | kind, outcome | the uploader's observer |
+ * | `station_agent_upload_duration_seconds` | histogram | kind | the uploader's observer (every request, whatever its outcome) |
+ * | `station_agent_uploaded_bytes_total` | counter | kind | the uploader's observer (uploaded soundscapes) |
+ * | `station_agent_last_success_timestamp_seconds` | gauge | | daemon snapshot, else the stored last success; 0 = never |
+ * | `station_agent_uploads_paused` | gauge | reason | daemon snapshot: 1 while paused for that reason |
+ * | `station_agent_circuit_state` | gauge | state | daemon snapshot: 1 for the current state |
+ * | `station_agent_uploads_in_flight` | gauge | | daemon snapshot |
+ * | `station_agent_watcher_ready` | gauge | | daemon snapshot: 1 once the first scan of input.dir is done |
+ *
+ * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
+ * minute costs one 12-row read, and an idle station writes nothing for metrics.
+ * Plus prom-client's default process metrics (memory, CPU, event loop lag, GC).
+ */
+
+/** Reads the daemon's snapshot; may return null (or throw) while the daemon is still starting. */
+export type SnapshotSource = () => RuntimeSnapshot | null;
+
+export interface AgentMetricsOptions {
+  queue: Queue;
+  snapshot: SnapshotSource;
+  now?: () => number;
+}
+
+export interface AgentMetrics {
+  registry: Registry;
+  /** Feed it the uploader's outcomes. */
+  observer: UploadObserver;
+}
+
+const KINDS: readonly ItemKind[] = ['recording', 'detection'];
+const OUTCOMES: readonly UploadOutcome[] = ['uploaded', 'reconciled', 'retry', 'unknown', 'failed', 'paused'];
+/** Always exported (0 when not paused), so an alert on `== 1` has a series to watch from the start. */
+const PAUSE_REASONS: readonly HoldReason[] = ['token-rejected', 'soundscape-format-rejected', 'clock-unsynchronized'];
+const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const;
+/** Seconds; a detection post on a LAN takes milliseconds, a soundscape over a slow link up to the request time limit. */
+const DURATION_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
+  const { queue, snapshot } = options;
+  const now = options.now ?? Date.now;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const readSnapshot = (): RuntimeSnapshot | null => {
+    try {
+      return snapshot();
+    } catch {
+      return null;
+    }
+  };
+
+  // Both queue gauges read one snapshot of the counts per scrape: a scrape calls every
+  // collect() in the same turn of the event loop, and the cache ends with that turn.
+  let countsCache: { counts: QueueCounts | null } | null = null;
+  const readCounts = (): QueueCounts | null => {
+    if (countsCache) return countsCache.counts;
+    let counts: QueueCounts | null = null;
+    try {
+      // A closed or broken database leaves the queue series out; /readyz says why.
+      if (queue.open) counts = queueCounts(queue);
+    } catch {
+      counts = null;
+    }
+    countsCache = { counts };
+    setImmediate(() => (countsCache = null));
+    return counts;
+  };
+
+  new Gauge({
+    name: 'station_agent_queue_items',
+    help: 'Queued items per kind (recording = soundscape, detection) and state.',
+    labelNames: ['kind', 'state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const counts = readCounts();
+      if (!counts) return;
+      for (const state of ITEM_STATES) {
+        this.set({ kind: 'recording', state }, counts.recordings[state]);
+        this.set({ kind: 'detection', state }, counts.detections[state]);
+      }
+    },
+  });
+  new Gauge({
+    name: 'station_agent_queue_oldest_waiting_seconds',
+    help: 'Age in seconds of the oldest item waiting to be uploaded (pending, sending or unknown); 0 when none waits.',
+    registers,
+    collect() {
+      const at = readCounts()?.oldestPendingAt ?? null;
+      this.set(at == null ? 0 : Math.max(0, (now() - at) / 1000));
+    },
+  });
+
+  const uploads = new Counter({
+    name: 'station_agent_uploads_total',
+    help: 'Upload attempts by kind and outcome (uploaded, reconciled, retry, unknown, failed, paused).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'station_agent_upload_duration_seconds',
+    help: 'Duration of upload requests in seconds, by kind, whatever their outcome.',
+    labelNames: ['kind'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const bytes = new Counter({
+    name: 'station_agent_uploaded_bytes_total',
+    help: 'Bytes of audio uploaded (the size the service stored), by kind.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  for (const kind of KINDS) {
+    for (const outcome of OUTCOMES) uploads.inc({ kind, outcome }, 0);
+    duration.zero({ kind });
+    bytes.inc({ kind }, 0);
+  }
+
+  new Gauge({
+    name: 'station_agent_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful upload (also from before a restart); 0 when there was none.',
+    registers,
+    collect() {
+      const live = readSnapshot()?.uploader.lastSuccessAt ?? null;
+      let at = live;
+      if (at == null) at = storedLastSuccess();
+      this.set(at == null ? 0 : at / 1000);
+    },
+  });
+  new Gauge({
+    name: 'station_agent_uploads_paused',
+    help: 'Whether uploads are paused, per reason (1 paused, 0 not): token-rejected, soundscape-format-rejected, clock-unsynchronized.',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const snap = readSnapshot();
+      if (!snap) return;
+      const active = new Set(snap.uploader.paused.map((p) => p.reason));
+      for (const reason of new Set<string>([...PAUSE_REASONS, ...active])) this.set({ reason }, active.has(reason) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'station_agent_circuit_state',
+    help: 'State of the circuit breaker around the service: 1 for the current state (closed, open, half-open).',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const snap = readSnapshot();
+      if (!snap) return;
+      for (const state of CIRCUIT_STATES) this.set({ state }, snap.uploader.circuit === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'station_agent_uploads_in_flight',
+    help: 'Upload requests in flight.',
+    registers,
+    collect() {
+      this.set(readSnapshot()?.uploader.inFlight ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'station_agent_watcher_ready',
+    help: 'Whether the watcher has finished its first scan of input.dir (1) or not (0).',
+    registers,
+    collect() {
+      this.set(readSnapshot()?.watcher.ready ? 1 : 0);
+    },
+  });
+
+  function storedLastSuccess(): number | null {
+    try {
+      return queue.open ? (getMeta(queue, 'lastSuccessAt') ?? null) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  const observer: UploadObserver = {
+    outcome(kind, outcome, durationMs, sentBytes) {
+      uploads.inc({ kind, outcome });
+      duration.observe({ kind }, Math.max(0, durationMs) / 1000);
+      if (outcome === 'uploaded' && sentBytes !== undefined && sentBytes > 0) bytes.inc({ kind }, sentBytes);
+    },
+  };
+  return { registry, observer };
+}

@@ -78,18 +78,6 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
         })
     : null;
 
-  // metrics.listen: Prometheus metrics, /healthz and /readyz. Loaded only when asked
-  // for; a taken port is logged, never fatal (uploads matter more than metrics).
-  const metricsListen = config.metrics.listen;
-  const metrics = metricsListen
-    ? await import('./metrics/index.js')
-        .then((m) => m.startMetricsServer({ listen: metricsListen, queue, snapshot: () => snapshot(), log }))
-        .catch((err: unknown) => {
-          log.error(`metrics endpoint not started: ${errorMessage(err)}`);
-          return null;
-        })
-    : null;
-
   const client: ServiceClient = createServiceClient({
     baseUrl: config.service.baseUrl,
     token,
@@ -113,7 +101,6 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     outcome: (kind, outcome, ms, bytes) => {
       if (outcome === 'uploaded' || outcome === 'reconciled') lastSuccessDirty = true;
       options.observer?.outcome?.(kind, outcome, ms, bytes);
-      metrics?.observer.outcome?.(kind, outcome, ms, bytes);
       metrics?.observer.outcome?.(kind, outcome, ms, bytes);
     },
   };
@@ -296,7 +283,6 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await encoder.close({ force: true });
       writeRuntime(true);
       await client.close();
-      await metrics?.close();
       await metrics?.close();
       queue.close();
       log.info('station-agent stopped');

@@ -155,7 +155,7 @@ describe('analyzerpi input on another filesystem than the spool', () => {
       expect(counts.recordings.uploaded).toBe(1);
       expect(counts.detections.uploaded).toBe(1);
       const [sc] = await world.allSoundscapes();
-      expect(sc!.duration).toBe(30);
+      expect(sc.duration).toBe(30);
       // Nothing was copied for the recording nobody wanted, and nothing lingers in incoming/.
       expect(readdirSync(path.join(world.dataDir, 'spool', 'incoming'))).toEqual([]);
     } finally {

@@ -120,7 +120,7 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
         const res = await client.listDetections({ limit: 100, cursor, from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' });
         out.push(...res.detections);
         if (res.detections.length < 100) return out;
-        cursor = res.detections[res.detections.length - 1]!.id;
+        cursor = res.detections[res.detections.length - 1].id;
       }
     },
     async allSoundscapes() {
@@ -130,7 +130,7 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
         const res = await client.listSoundscapes({ limit: 100, cursor, from: '2000-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' });
         out.push(...res.soundscapes);
         if (res.soundscapes.length < 100) return out;
-        cursor = res.soundscapes[res.soundscapes.length - 1]!.id;
+        cursor = res.soundscapes[res.soundscapes.length - 1].id;
       }
     },
     async close() {

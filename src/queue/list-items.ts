@@ -2,6 +2,7 @@ import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
 import { formatItemId, parseItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
+import { readStateCounts } from './state-counts.js';
 import { ITEM_STATES, type ItemKind, type ItemState, type QueueItem } from './types.js';
 
 export interface ListOptions {
@@ -61,7 +62,7 @@ function page(q: Queue, kind: ItemKind, state: ItemState | undefined, afterId: n
   if (state === undefined) {
     return q.stmt(`SELECT * FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`).all(afterId, limit) as ItemRow[];
   }
-  const many = (q.stmt(`SELECT COUNT(*) AS n FROM ${table} WHERE state = ?`).get(state) as { n: number }).n > SORT_MAX;
+  const many = readStateCounts(q, kind)[state] > SORT_MAX;
   const from = many ? `${table} NOT INDEXED` : table;
   return q.stmt(`SELECT * FROM ${from} WHERE id > ? AND state = ? ORDER BY id LIMIT ?`).all(afterId, state, limit) as ItemRow[];
 }

@@ -5,6 +5,7 @@ import type { Queue } from '../../src/queue/db.js';
 import { dropItems } from '../../src/queue/drop-items.js';
 import { enqueueMany, enqueueRecording, type EnqueueInput } from '../../src/queue/enqueue.js';
 import { queueCounts } from '../../src/queue/counts.js';
+import { listItems } from '../../src/queue/list-items.js';
 import { markUploaded } from '../../src/queue/mark-uploaded.js';
 import { countTable, recountStates } from '../../src/queue/state-counts.js';
 import { transitionWhere } from '../../src/queue/state.js';
@@ -76,5 +77,9 @@ describe('queueCounts', () => {
     expect(countTable(q, 'detection')).toEqual(expected.detections);
     expect(countTable(q, 'recording')).toEqual(expected.recordings);
     expect(recountStates(q)).toBe(false);
+
+    // Listing a crowded state walks ids; a rare one reads its index range.
+    expect(listItems(q, { state: 'pending', kind: 'detection', limit: 2, afterId: 'd3000' }).items.map((i) => i.id)).toEqual([3001, 3002]);
+    expect(listItems(q, { state: 'failed', limit: 2 }).items.map((i) => i.id)).toEqual([1001, 1002]);
   }, 120_000);
 });

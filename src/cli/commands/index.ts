@@ -1,5 +1,7 @@
 import type { RegisterCommand } from '../program.js';
+import { registerApiCommand } from './api.js';
 import { registerConfigCommand } from './config.js';
+import { registerDemoCommand } from './demo.js';
 import { registerQueueCommand } from './queue.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
@@ -14,6 +16,8 @@ export const COMMANDS: RegisterCommand[] = [
   registerStatusCommand,
   registerQueueCommand,
   registerConfigCommand,
-  // registerIngestCommand, registerApiCommand,
+  registerDemoCommand,
+  registerApiCommand,
+  // registerIngestCommand,
   // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
 ];

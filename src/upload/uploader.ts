@@ -7,7 +7,7 @@ import { decide, type Decision, type ItemKind, type PauseReason } from './decide
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
 import { sendDetection, sendRecording, type SendContext } from './send.js';
-import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
+import { QueueTransitionError, type ClaimedDetection, type RecordingItem } from '../queue/index.js';
 import type { UploadQueue } from './upload-queue.js';
 
 export interface UploaderOptions {
@@ -230,6 +230,11 @@ export class Uploader {
   }
 
   private handleFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): void {
+    if (err instanceof QueueTransitionError) {
+      // An operator dropped or retried the item while it was in flight: their word stands.
+      this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${err.message}`);
+      return;
+    }
     const stopping = this.abort.signal.aborted;
     const d: Decision = decide(err, kind);
     const now = this.now();

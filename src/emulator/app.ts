@@ -83,6 +83,15 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.decorate('emulator', context);
+  const release = () => {
+    faults.releaseHeld();
+    store.close();
+    if (temporary) rmSync(dataDir, { recursive: true, force: true });
+  };
+  app.addHook('onClose', (_instance, done) => {
+    release();
+    done();
+  });
   faults.install(app);
 
   app.addHook('onRequest', (request, _reply, done) => {
@@ -111,18 +120,16 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ success: false, message: 'Not found' }));
 
-  await app.register(formbody);
-  await stationRoutes(app, context);
-  globalDetectionRoutes(app, context);
-  speciesRoutes(app, context);
-  mediaRoutes(app, context);
-  if (options.extend) await options.extend(app, context);
-
-  app.addHook('onClose', (_instance, done) => {
-    faults.releaseHeld();
-    store.close();
-    if (temporary) rmSync(dataDir, { recursive: true, force: true });
-    done();
-  });
+  try {
+    await app.register(formbody);
+    await stationRoutes(app, context);
+    globalDetectionRoutes(app, context);
+    speciesRoutes(app, context);
+    mediaRoutes(app, context);
+    if (options.extend) await options.extend(app, context);
+  } catch (err) {
+    release();
+    throw err;
+  }
   return app as unknown as EmulatorApp;
 }

@@ -1,0 +1,117 @@
+import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueRecording, getItem, listItems } from '../../src/queue/index.js';
+import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
+import { realFixture } from '../helpers/paths.js';
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A results-format recording with the given CSV rows, its WAV from the real fixtures. */
+function dropRecording(w: AgentWorld, base: string, rows: string[], endIso = '2025-06-01T10:00:10.000Z'): void {
+  const wav = path.join(w.inputDir, `${base}.wav`);
+  copyFileSync(realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'), wav);
+  const end = new Date(endIso);
+  utimesSync(wav, end, end);
+  writeFileSync(
+    path.join(w.inputDir, `${base}.BirdNET.results.csv`),
+    ['Start (s),End (s),Scientific name,Common name,Confidence', ...rows].join('\n'),
+  );
+}
+
+describe('uploader against the local service', () => {
+  it('pauses on a rejected token without dropping anything, probes, and resumes when the token is accepted', async () => {
+    world = await createAgentWorld();
+    const station = world.emulator.store.stations.byToken(TOKEN)!;
+    world.emulator.store.stations.update(station.id, { active: false });
+    dropRecording(world, 'a', ['0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9', '3.0,6.0,Picus viridis,Eurasian Green Woodpecker,0.8']);
+    const daemon = await world.startAgent();
+
+    await until('the token pause', () => daemon.uploader.status().paused.some((p) => p.reason === 'token-rejected'));
+    const paused = world.counts();
+    expect(paused.recordings.failed + paused.detections.failed + paused.recordings.dropped + paused.detections.dropped).toBe(0);
+    expect(paused.recordings.uploaded).toBe(0);
+    expect(world.logLines.some((l) => l.includes('uploads paused') && l.includes('token'))).toBe(true);
+
+    world.emulator.store.stations.update(station.id, { active: true });
+    const counts = await world.waitDrained();
+    expect(counts.recordings.uploaded).toBe(1);
+    expect(counts.detections.uploaded).toBe(2);
+    expect(daemon.uploader.status().paused).toEqual([]);
+    expect(await world.allDetections()).toHaveLength(2);
+    expect(await world.allSoundscapes()).toHaveLength(1);
+  });
+
+  it('fails a detection the service refuses (422 unknown species) with its message; the others go on', async () => {
+    world = await createAgentWorld();
+    dropRecording(world, 'b', [
+      '0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9',
+      '3.0,6.0,Imaginaria fictiva,Fictional Warbler,0.8',
+      '6.0,9.0,Circus aeruginosus,Eurasian Marsh-Harrier,0.7',
+    ]);
+    await world.startAgent();
+    const counts = await world.waitDrained();
+    expect(counts.detections.uploaded).toBe(2);
+    expect(counts.detections.failed).toBe(1);
+    const failed = listItems(world.daemon!.queue, { state: 'failed', kind: 'detection', limit: 10 }).items;
+    expect(failed).toHaveLength(1);
+    const item = getItem(world.daemon!.queue, 'detection', failed[0].id)!;
+    expect(item.scientificName).toBe('Imaginaria fictiva');
+    expect(item.lastErrorCode).toBe('HTTP_422');
+    expect(item.lastError).toContain('must exist');
+    const names = (await world.allDetections()).map((d) => d.species.scientificName).sort();
+    expect(names).toEqual(['Circus aeruginosus', 'Phylloscopus collybita']);
+  });
+
+  it('pauses soundscape uploads when the service refuses the format (415), keeping the recording', async () => {
+    world = await createAgentWorld();
+    const daemon = await world.startAgent();
+    // Audio the service refuses: WAV bytes queued as if they were FLAC.
+    const spoolFile = path.join(world.dataDir, 'spool', 'refused.flac');
+    copyFileSync(realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'), spoolFile);
+    enqueueRecording(daemon.queue, {
+      recording: {
+        sourceKey: 'refused|2025-06-01T10:00:00.000Z',
+        sourcePath: spoolFile,
+        spoolPath: spoolFile,
+        audioFormat: 'flac',
+        timestamp: '2025-06-01T12:00:00.000+02:00',
+        timeSource: 'filename',
+        durationS: 10,
+        sampleRate: 16_000,
+        filesize: 1000,
+      },
+      detections: [],
+    });
+    daemon.uploader.notify();
+    await until('the soundscape pause', () => daemon.uploader.status().paused.some((p) => p.reason === 'soundscape-format-rejected'));
+    const counts = world.counts();
+    expect(counts.recordings.failed).toBe(0);
+    expect(counts.recordings.pending + counts.recordings.sending).toBe(1);
+    expect(world.logLines.some((l) => l.includes('soundscape format') && l.includes('415'))).toBe(true);
+  });
+
+  it('holds every upload while the clock must be synchronised and is not known to be', async () => {
+    world = await createAgentWorld({ config: { clock: { requireSync: 'always' } } });
+    dropRecording(world, 'c', ['0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9']);
+    const daemon = await world.startAgent();
+    // This machine has no systemd-timesyncd: the clock state is unknown, and `always` trusts only a synchronised clock.
+    await until('the recording queued', () => world!.counts().detections.pending === 1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(world.counts().detections.uploaded).toBe(0);
+    expect(await world.allDetections()).toHaveLength(0);
+    expect(daemon.uploader.status().paused.map((p) => p.reason)).toContain('clock-unsynchronized');
+  });
+});

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
+import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
 
 /**
  * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`),
@@ -33,6 +34,8 @@ export class RetentionSweeper {
   private async pass(): Promise<void> {
     const retentionMs = this.config.retention.keepUploadedDays * 86_400_000;
     try {
+      const retired = retireAudiolessRecordings(this.queue, Date.now() - this.config.upload.noSoundscapeAfterSec * 1000);
+      if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       for (;;) {
         const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100 });
         if (files.length === 0) return;

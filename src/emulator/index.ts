@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { buildEmulatorApp } from './app.js';
+import { buildEmulatorApp, type EmulatorApp } from './app.js';
 import type { EmulatorEvents } from './events.js';
 import type { FaultSpec } from './faults/spec.js';
 import type { EmulatorOptions } from './options.js';
@@ -33,7 +32,8 @@ export interface RunningEmulator {
   /** Base URL, e.g. `http://127.0.0.1:38471`; REST V1 is under `${url}/api/v1`. */
   url: string;
   port: number;
-  app: FastifyInstance;
+  /** The fastify instance (with `app.emulator`, the context the routes share). */
+  app: EmulatorApp;
   store: EmulatorStore;
   /** `events.on('detection', (d) => ...)` for every stored detection. */
   events: EmulatorEvents;

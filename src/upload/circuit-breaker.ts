@@ -86,6 +86,11 @@ export class CircuitBreaker {
     }
   }
 
+  /** A probe permission that was not used (nothing was due): the next caller may probe. */
+  cancelProbe(): void {
+    this.probeInFlight = false;
+  }
+
   /** The request ended without saying anything about the service's health (e.g. a 422). */
   release(): void {
     if (this.state === 'half-open') {

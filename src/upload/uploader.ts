@@ -160,7 +160,8 @@ export class Uploader {
     if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
 
     let slots = this.concurrency.limit - this.inFlight.size;
-    if (circuit === 'half-open') {
+    const probing = circuit === 'half-open';
+    if (probing) {
       // One request probes the service; the rest wait for its verdict.
       if (this.circuit.tryAcquire() !== 'probe') return 1_000;
       slots = 1;
@@ -193,6 +194,7 @@ export class Uploader {
       }
     }
     if (started > 0) return idle;
+    if (probing) this.circuit.cancelProbe();
     const next = this.queue.nextDueAt();
     return next == null ? idle : Math.min(idle, Math.max(10, next - now));
   }
@@ -245,7 +247,12 @@ export class Uploader {
         if (d.serviceDown) this.circuit.failure();
         else this.circuit.release();
         if (d.throttle) this.concurrency.throttled();
-        const delay = backoffDelay(item.attempts, this.options.backoff, d.retryAfterMs);
+        let delay = backoffDelay(item.attempts, this.options.backoff, d.retryAfterMs);
+        if (d.serviceDown && this.circuit.current === 'open') {
+          // The service is down, not this item: let it go as soon as the circuit does, so the
+          // backlog drains right after an outage instead of each item sitting out its own backoff.
+          delay = Math.min(delay, Math.max(0, this.circuit.retryAt - now));
+        }
         this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
         this.observer.outcome?.(kind, 'retry', elapsed);
         this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);

@@ -139,3 +139,15 @@ describe('decide on redirects', () => {
     expect(decide(http(301), 'detection')).toMatchObject({ action: 'pause', scope: 'station' });
   });
 });
+
+describe('CircuitBreaker.cancelProbe', () => {
+  it('gives an unused probe permission back, so the circuit cannot stay half-open forever', () => {
+    let now = 0;
+    const cb = new CircuitBreaker({ failureThreshold: 1, minOpenMs: 1000, now: () => now });
+    cb.failure();
+    now = 1000;
+    expect(cb.tryAcquire()).toBe('probe');
+    cb.cancelProbe();
+    expect(cb.tryAcquire()).toBe('probe');
+  });
+});

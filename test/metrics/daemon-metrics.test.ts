@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_LABELS_FILE, writeSampleFolder } from '../../src/demo/sample-data.js';
+import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../src/demo/sample-plan.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { parseSamples, valueOf } from './prometheus-text.js';
+
+/**
+ * The endpoint as the daemon wires it (`metrics.listen`): the real agent uploads
+ * the demo's sample folder to the real local service, and the scrape shows it.
+ */
+describe('metrics of a running daemon', () => {
+  let world: AgentWorld | undefined;
+  afterEach(async () => {
+    await world?.close();
+    world = undefined;
+  });
+
+  function metricsUrl(w: AgentWorld): string {
+    for (const line of w.logLines) {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg?.startsWith('metrics endpoint listening') && entry.url) return entry.url;
+    }
+    throw new Error(`the daemon logged no metrics endpoint:\n${w.logLines.join('\n')}`);
+  }
+
+  it('counts what the uploader did, shows the drained queue and is ready; stop closes the endpoint', async () => {
+    world = await createAgentWorld({
+      config: {
+        metrics: { listen: '127.0.0.1:0' },
+        input: { labels: DEMO_LABELS_FILE, minConfidence: DEMO_MIN_CONFIDENCE },
+        station: { timezone: 'UTC' },
+      },
+    });
+    await world.startAgent();
+    const url = metricsUrl(world);
+
+    const plan = planSamples({ zone: 'UTC' });
+    const expected = expectedAtService(plan, DEMO_MIN_CONFIDENCE);
+    await writeSampleFolder(world.inputDir, plan);
+    await world.waitDrained(30_000);
+
+    const res = await fetch(`${url}/metrics`);
+    expect(res.status).toBe(200);
+    const samples = parseSamples(await res.text());
+    expect(valueOf(samples, 'station_agent_uploads_total', { kind: 'recording', outcome: 'uploaded' })).toBe(expected.soundscapes);
+    expect(valueOf(samples, 'station_agent_uploads_total', { kind: 'detection', outcome: 'uploaded' })).toBe(expected.detections);
+    expect(valueOf(samples, 'station_agent_upload_duration_seconds_count', { kind: 'detection' })).toBe(expected.detections);
+    expect(valueOf(samples, 'station_agent_queue_items', { kind: 'recording', state: 'uploaded' })).toBe(expected.soundscapes);
+    expect(valueOf(samples, 'station_agent_queue_items', { kind: 'detection', state: 'uploaded' })).toBe(expected.detections);
+    expect(valueOf(samples, 'station_agent_queue_items', { kind: 'detection', state: 'pending' })).toBe(0);
+    expect(valueOf(samples, 'station_agent_uploaded_bytes_total', { kind: 'recording' })).toBeGreaterThan(0);
+    const lastSuccess = valueOf(samples, 'station_agent_last_success_timestamp_seconds')!;
+    expect(Math.abs(lastSuccess - Date.now() / 1000)).toBeLessThan(120);
+    expect(valueOf(samples, 'station_agent_circuit_state', { state: 'closed' })).toBe(1);
+    expect(valueOf(samples, 'station_agent_uploads_paused', { reason: 'token-rejected' })).toBe(0);
+
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { ready: boolean }).ready).toBe(true);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    await world.stopAgent();
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('is not ready once the service rejects the token', async () => {
+    // The service has no station with this token: every station request is refused (403).
+    world = await createAgentWorld({
+      config: {
+        metrics: { listen: '127.0.0.1:0' },
+        input: { labels: DEMO_LABELS_FILE, minConfidence: DEMO_MIN_CONFIDENCE },
+        station: { timezone: 'UTC' },
+        service: { token: 'not-a-station-token' },
+      },
+    });
+    await world.startAgent();
+    const url = metricsUrl(world);
+    await writeSampleFolder(world.inputDir, planSamples({ zone: 'UTC' }));
+
+    const deadline = Date.now() + 30_000;
+    let body: { ready: boolean; reasons: string[] } | undefined;
+    for (;;) {
+      const res = await fetch(`${url}/readyz`);
+      body = (await res.json()) as { ready: boolean; reasons: string[] };
+      if (res.status === 503 && body.reasons.some((r) => r.includes('uploads are paused'))) break;
+      if (Date.now() > deadline) throw new Error(`never became unready for the token: ${JSON.stringify(body)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(body.ready).toBe(false);
+    expect(JSON.stringify(body)).not.toContain('not-a-station-token');
+    const samples = parseSamples(await (await fetch(`${url}/metrics`)).text());
+    expect(valueOf(samples, 'station_agent_uploads_paused', { reason: 'token-rejected' })).toBe(1);
+    expect(valueOf(samples, 'station_agent_uploads_total', { kind: 'recording', outcome: 'paused' })).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -2,6 +2,8 @@ import type { RegisterCommand } from '../program.js';
 import { registerApiCommand } from './api.js';
 import { registerConfigCommand } from './config.js';
 import { registerDemoCommand } from './demo.js';
+import { registerEmulatorCommand } from './emulator.js';
+import { registerIngestCommand } from './ingest.js';
 import { registerQueueCommand } from './queue.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
@@ -17,7 +19,8 @@ export const COMMANDS: RegisterCommand[] = [
   registerQueueCommand,
   registerConfigCommand,
   registerDemoCommand,
+  registerIngestCommand,
   registerApiCommand,
-  // registerIngestCommand,
+  registerEmulatorCommand,
   // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
 ];

@@ -33,29 +33,41 @@ ${examples(
 )}`,
     )
     .action(async (flags: RunFlags) => {
-      const { startDaemon } = await import('../../daemon.js');
-      const daemon = await startDaemon({
-        path: flags.config,
-        overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,
-      });
-      await new Promise<void>((resolve) => {
-        let signalled = false;
-        const onSignal = (signal: NodeJS.Signals) => {
-          if (signalled) return;
-          signalled = true;
-          daemon.log.info({ signal }, 'stopping');
-          const deadline = setTimeout(() => {
-            daemon.log.error('shutdown took too long: exiting');
-            process.exit(1);
-          }, STOP_DEADLINE_MS);
-          deadline.unref();
-          void daemon.stop().then(resolve, (err: unknown) => {
-            daemon.log.error(`shutdown failed: ${String(err)}`);
-            resolve();
-          });
-        };
-        process.once('SIGTERM', onSignal);
-        process.once('SIGINT', onSignal);
-      });
+      // Signals are taken before start-up: a SIGTERM while the daemon is still starting
+      // (systemd stopping a unit that just started) must still end in a clean stop.
+      let signalled: NodeJS.Signals | null = null;
+      let onStop: (() => void) | null = null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (signalled) return;
+        signalled = signal;
+        onStop?.();
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      try {
+        const { startDaemon } = await import('../../daemon.js');
+        const daemon = await startDaemon({
+          path: flags.config,
+          overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,
+        });
+        await new Promise<void>((resolve) => {
+          onStop = () => {
+            daemon.log.info({ signal: signalled }, 'stopping');
+            const deadline = setTimeout(() => {
+              daemon.log.error('shutdown took too long: exiting');
+              process.exit(1);
+            }, STOP_DEADLINE_MS);
+            deadline.unref();
+            void daemon.stop().then(resolve, (err: unknown) => {
+              daemon.log.error(`shutdown failed: ${String(err)}`);
+              resolve();
+            });
+          };
+          if (signalled) onStop();
+        });
+      } finally {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+      }
     });
 }

@@ -12,7 +12,7 @@ import { createLogger } from '../log/index.js';
 import { queueCounts, type QueueCounts } from '../queue/index.js';
 import { DemoError } from './errors.js';
 import { DEMO_LABELS_FILE, writeSampleFolder, type SampleFile } from './sample-data.js';
-import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from './sample-plan.js';
+import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples, type SamplePlan } from './sample-plan.js';
 import { readServiceSummary, type ServiceSummary } from './service-summary.js';
 
 /**
@@ -98,7 +98,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     client = createServiceClient({ baseUrl: emulator.url, token });
     const service = await readServiceSummary(client);
-    checkAgainstPlan(service, expected, files.filter((_, i) => plan.recordings[i].detections.some((d) => d.confidence >= DEMO_MIN_CONFIDENCE)));
+    checkAgainstPlan(service, expected, plan, files);
     return {
       serviceUrl: emulator.url,
       station: { ...STATION, timezone },
@@ -138,6 +138,8 @@ function demoConfig(baseUrl: string, token: string, timezone: string, inputDir: 
     upload: { backoffBaseMs: 200, backoffMaxMs: 2_000, probeIntervalSec: 5 },
     // The demo's service runs on this machine with this machine's clock.
     clock: { requireSync: 'never' },
+    // The samples are 9 MB; a nearly full temp folder should not turn the demo into a wait.
+    disk: { minFreeMb: 0 },
     log: { level: 'debug' },
   };
 }
@@ -203,11 +205,12 @@ function problemsIn(logFile: string): string {
 
 /**
  * The demo checks itself: every species with the number of detections written at
- * or above the threshold, and one soundscape per recording starting when its file
- * says (a wrong time zone or offset would show here). `uploaded` are the files
- * with a detection at or above the threshold.
+ * or above the threshold; each of those detections at its recording's start plus
+ * its offset, with its confidence and its place in the soundscape; and one
+ * soundscape per uploaded recording starting when its file says. A wrong time
+ * zone, offset or pairing shows here.
  */
-function checkAgainstPlan(service: ServiceSummary, expected: ReturnType<typeof expectedAtService>, uploaded: SampleFile[]): void {
+function checkAgainstPlan(service: ServiceSummary, expected: ReturnType<typeof expectedAtService>, plan: SamplePlan, files: SampleFile[]): void {
   const problems: string[] = [];
   for (const want of expected.species) {
     const got = service.species.find((s) => s.scientificName === want.scientificName);
@@ -218,10 +221,28 @@ function checkAgainstPlan(service: ServiceSummary, expected: ReturnType<typeof e
   for (const got of service.species) {
     if (!expected.species.some((s) => s.scientificName === got.scientificName)) problems.push(`unexpected species at the service: ${got.scientificName}`);
   }
+  const unmatched = [...service.detectionItems];
   const starts = new Set(service.soundscapes.items.map((s) => Date.parse(s.timestamp)));
-  for (const f of uploaded) {
-    if (!starts.has(f.startMs)) problems.push(`no soundscape starting at ${new Date(f.startMs).toISOString()} (${f.audioFile})`);
-  }
+  plan.recordings.forEach((rec, i) => {
+    const kept = rec.detections.filter((d) => d.confidence >= DEMO_MIN_CONFIDENCE);
+    if (kept.length > 0 && !starts.has(rec.startMs)) {
+      problems.push(`no soundscape starting at ${new Date(rec.startMs).toISOString()} (${files[i].audioFile})`);
+    }
+    for (const d of kept) {
+      const at = rec.startMs + Math.round(d.startSec * 1000);
+      const found = unmatched.findIndex(
+        (g) =>
+          g.scientificName === d.species.scientificName &&
+          Date.parse(g.timestamp) === at &&
+          g.confidence === d.confidence &&
+          g.soundscape?.startTime === d.startSec &&
+          g.soundscape?.endTime === d.endSec,
+      );
+      if (found < 0) problems.push(`${files[i].resultFile}: no ${d.species.commonName} at ${new Date(at).toISOString()} (+${d.startSec} s in its soundscape)`);
+      else unmatched.splice(found, 1);
+    }
+  });
+  for (const g of unmatched) problems.push(`unexpected detection at the service: ${g.scientificName} at ${g.timestamp}`);
   if (problems.length > 0) throw new DemoError(`the service holds something else than the samples:\n  ${problems.join('\n  ')}`);
 }
 

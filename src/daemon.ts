@@ -82,6 +82,9 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     baseUrl: config.service.baseUrl,
     token,
     timeoutMs: config.service.timeoutMs,
+    // service.timeoutMs is the limit of every request, soundscape uploads included
+    // (the client's own upload default of 120 s would otherwise hold a slot that long).
+    uploadTimeoutMs: config.service.timeoutMs,
     connections: config.upload.concurrency,
   });
   const backoff = { baseMs: config.upload.backoffBaseMs, maxMs: config.upload.backoffMaxMs };

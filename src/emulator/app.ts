@@ -18,6 +18,7 @@ import {
   type EmulatorOptions,
 } from './options.js';
 import { redactUrl } from './redact.js';
+import { registerGraphql } from './graphql/index.js';
 import { globalDetectionRoutes } from './routes/global-detections.js';
 import { mediaRoutes } from './routes/media.js';
 import { speciesRoutes } from './routes/species.js';
@@ -126,6 +127,7 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
     globalDetectionRoutes(app, context);
     speciesRoutes(app, context);
     mediaRoutes(app, context);
+    await registerGraphql(app, context);
     if (options.extend) await options.extend(app, context);
   } catch (err) {
     release();

@@ -49,7 +49,10 @@ ${examples('station-agent demo', 'station-agent demo --keep', 'station-agent dem
           say: (line) => out.note(line),
         });
         if (flags.json) out.json(result);
-        else out.lines(renderSummary(result.service, out.style));
+        else {
+          out.line();
+          out.lines(renderSummary(result.service, out.style));
+        }
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_LABELS_FILE, writeSampleFolder } from '../../src/demo/sample-data.js';
 import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../src/demo/sample-plan.js';
@@ -91,5 +92,29 @@ describe('metrics of a running daemon', () => {
     const samples = parseSamples(await (await fetch(`${url}/metrics`)).text());
     expect(valueOf(samples, 'station_agent_uploads_paused', { reason: 'token-rejected' })).toBe(1);
     expect(valueOf(samples, 'station_agent_uploads_total', { kind: 'recording', outcome: 'paused' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps running without the endpoint when its port is taken, and says so', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      world = await createAgentWorld({
+        config: {
+          metrics: { listen: `127.0.0.1:${port}` },
+          input: { labels: DEMO_LABELS_FILE, minConfidence: DEMO_MIN_CONFIDENCE },
+          station: { timezone: 'UTC' },
+        },
+      });
+      await world.startAgent();
+      const errors = world.logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
+      expect(errors.map((e) => e.msg)).toEqual([expect.stringMatching(new RegExp(`^metrics endpoint not started: cannot serve metrics on metrics\\.listen 127\\.0\\.0\\.1:${port}: `))]);
+      // Uploads go on.
+      await writeSampleFolder(world.inputDir, planSamples({ zone: 'UTC' }));
+      const counts = await world.waitDrained(30_000);
+      expect(counts.detections.uploaded).toBe(15);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 });

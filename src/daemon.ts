@@ -250,7 +250,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     let reloadTimer: NodeJS.Timeout | undefined;
     let lastSettings = JSON.stringify(settingsBody(config));
     try {
-      configWatcher = watchFile(loaded.path, () => {
+      // The folder, not the file: editors save by writing a new file and renaming it over the old one.
+      const configName = path.basename(loaded.path);
+      configWatcher = watchFile(path.dirname(loaded.path), (_event, name) => {
+        if (name !== null && name !== configName) return;
         clearTimeout(reloadTimer);
         reloadTimer = setTimeout(() => {
           void loadConfig(options).then(

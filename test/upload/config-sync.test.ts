@@ -1,0 +1,41 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getMeta } from '../../src/queue/index.js';
+import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('config sync', () => {
+  it('pushes station.settings on start and again when the config file is replaced, and stores the station record', async () => {
+    world = await createAgentWorld({
+      config: { station: { settings: { name: 'Garden', minConfidence: 0.8, minHumanConfidence: 0.05 } } },
+    });
+    const stationAt = () => world!.emulator.store.stations.byToken(TOKEN)!;
+    const daemon = await world.startAgent();
+    await until('the first push', () => stationAt().name === 'Garden' && stationAt().minConfidence === 0.8);
+    expect(stationAt().minHumanConfidence).toBe(0.05);
+    await until('the station record', () => getMeta(daemon.queue, 'station') !== undefined);
+    const stored = getMeta(daemon.queue, 'station')!;
+    expect(stored.record).toMatchObject({ id: stationAt().id, name: 'Garden', minConfidence: 0.8 });
+
+    // An editor saves by writing a new file and renaming it over the old one.
+    const config = JSON.parse(readFileSync(world.configPath, 'utf8'));
+    config.station.settings.minConfidence = 0.9;
+    writeFileSync(`${world.configPath}.tmp`, JSON.stringify(config), { mode: 0o600 });
+    renameSync(`${world.configPath}.tmp`, world.configPath);
+    await until('the second push', () => stationAt().minConfidence === 0.9);
+    expect(world.logLines.some((l) => l.includes('config file changed'))).toBe(true);
+  });
+});

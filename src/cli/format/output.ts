@@ -9,14 +9,14 @@ import { writeJson, type TextSink } from './json.js';
  */
 export interface Output {
   /** One line of data on stdout. */
-  line(text?: string): void;
-  lines(texts: readonly string[]): void;
+  line: (text?: string) => void;
+  lines: (texts: readonly string[]) => void;
   /** A JSON document on stdout. */
-  json(value: unknown): void;
+  json: (value: unknown) => void;
   /** One line on stderr. */
-  note(text: string): void;
+  note: (text: string) => void;
   /** `warning: ...` on stderr. */
-  warn(text: string): void;
+  warn: (text: string) => void;
   readonly style: Style;
   readonly errStyle: Style;
   readonly stdout: TextSink;

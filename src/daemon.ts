@@ -1,4 +1,4 @@
-import { watch as watchFile, type FSWatcher } from 'node:fs';
+import { existsSync, watch as watchFile, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from './api/index.js';
 import type { ConfigUpdateBody } from './api/types.js';
@@ -61,6 +61,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   for (const warning of loaded.warnings) log.warn(warning);
 
   const queue = openQueue(path.join(config.dataDir, 'queue.db'));
+  // What can still fail (an unreadable labels file) fails before anything else is started.
+  const ctx = await createIngestContext(config, queue, log).catch((err: unknown) => {
+    queue.close();
+    throw err;
+  });
   const recovered = recoverInFlight(queue);
   if (recovered.recordings + recovered.detections > 0) {
     log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
@@ -123,7 +128,6 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   );
   const encodeStage = new EncodeStage(queue, encoder, log, backoff, () => uploader.notify());
 
-  const ctx = await createIngestContext(config, queue, log);
   const pairing = new Pairing({
     ctx,
     mode: config.input.format,
@@ -224,6 +228,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   await checkDisk();
   encodeStage.start();
   uploader.start();
+  if (!existsSync(config.input.dir)) {
+    // A card or share mounted late: the watcher and the rescans pick it up when it appears.
+    log.warn(`input.dir ${config.input.dir} does not exist (yet); waiting for it`);
+  }
   await watcher.start();
   await pairing.sweepIncoming();
   void configSync.push(settingsBody(config));

@@ -63,7 +63,7 @@ export function systemTimeZone(): string {
   return zone && IANAZone.isValidZone(zone) ? zone : 'UTC';
 }
 
-const LISTEN_ADDRESS = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+const LISTEN_ADDRESS = /^(?:(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/;
 
 function isListenAddress(value: string): boolean {
   const match = LISTEN_ADDRESS.exec(value);
@@ -328,11 +328,13 @@ const metricsSchema = z
   .strictObject({
     listen: z
       .string()
-      .refine(isListenAddress, { error: 'must be host:port, e.g. 127.0.0.1:9464' })
+      .refine(isListenAddress, { error: 'must be host:port or a port, e.g. 127.0.0.1:9464' })
       .nullable()
       .default(null)
-      .describe('Address of the Prometheus metrics endpoint (`GET /metrics`); null turns it off.')
-      .meta({ examples: ['127.0.0.1:9464'], typeText: '`host:port`' }),
+      .describe(
+        'Address of the Prometheus metrics endpoint (`GET /metrics`), with `/healthz` (the process answers) and `/readyz` (watcher ready, queue answering, token accepted); a bare port binds 127.0.0.1. null turns it off.',
+      )
+      .meta({ examples: ['127.0.0.1:9464'], typeText: '`host:port` or a port' }),
   });
 
 const logSchema = z

@@ -107,15 +107,20 @@ describe('config schema', () => {
     const input = minimalConfig();
     input.service.baseUrl = 'ftp://service.example.org';
     input.station.timezone = 'Mars/Olympus';
-    input.metrics = { listen: '9464' };
+    input.metrics = { listen: '127.0.0.1:99999' };
     expect(problemsOf(input)).toEqual([
       'service.baseUrl must be an http:// or https:// URL (got "ftp://service.example.org")',
       'station.timezone must be an IANA time zone name such as Europe/Berlin (got "Mars/Olympus")',
-      'metrics.listen must be host:port, e.g. 127.0.0.1:9464 (got "9464")',
+      'metrics.listen must be host:port or a port, e.g. 127.0.0.1:9464 (got "127.0.0.1:99999")',
     ]);
     input.service.baseUrl = 'https://service.example.org/api/v1/';
     input.station.timezone = 'UTC';
     input.metrics = { listen: '[::1]:9464' };
+    expect(problemsOf(input)).toEqual([
+      'service.baseUrl must be the base URL without /api/v1 (the agent adds it) (got "https://service.example.org/api/v1/")',
+    ]);
+    // A bare port is accepted (the endpoint then binds 127.0.0.1).
+    input.metrics = { listen: '9464' };
     expect(problemsOf(input)).toEqual([
       'service.baseUrl must be the base URL without /api/v1 (the agent adds it) (got "https://service.example.org/api/v1/")',
     ]);

@@ -213,7 +213,7 @@ const inputSchema = z
       .nullable()
       .default(null)
       .describe(
-        'A labels file in the analyzer\'s display language, when its output uses translated common names: matched to `input.labels` by scientific name (the primary file's common name is what gets uploaded).',
+        'A labels file in the analyzer\'s display language, when its output uses translated common names: matched to `input.labels` by scientific name (the common name of `input.labels` is the one uploaded).',
       )
       .meta({ examples: ['/home/pi/analyzer/model/labels_de.txt'], path: true }),
     afterUpload: z

@@ -1,8 +1,8 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
-import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
 
 let world: AgentWorld | undefined;
@@ -122,9 +122,51 @@ describe('station-agent run, end to end against the local service', () => {
     expect(detections.map((d) => d.soundscape?.startTime)).toEqual([0, 9, 18]);
     expect(detections.map((d) => d.soundscape?.endTime)).toEqual([3, 12, 21]);
 
-    // The spool copy is gone after upload (retention 0) and nothing is left in incoming/.
     await world.daemon!.stop();
     world.daemon = null;
+    // Everything the agent logged during the run, at debug level: the token appears nowhere.
+    expect(world.logLines.length).toBeGreaterThan(5);
+    expect(world.logLines.filter((l) => l.includes(TOKEN))).toEqual([]);
+  });
+
+  it('reads every result format of the real fixtures; common-name-only tables resolve through the labels (also localised)', async () => {
+    const real = (dir: string, file: string) => path.join(realFixture(dir), file);
+    world = await createAgentWorld({
+      config: {
+        input: {
+          minConfidence: 0.5,
+          localizedLabels: realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_GLOBAL_6K_V2.4_Labels_de.txt'),
+        },
+      },
+    });
+    // Result files whose audio is not at hand: their detections go without a soundscape.
+    const files: [string, string, string][] = [
+      ['birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt', 'a2023'],
+      ['birdnet-analyzer_f4e56a1b_2022-07-23_locale-de', 'soundscape.BirdNET.selection.table.txt', 'de'],
+      ['birdnet-analyzer_6e477a19_2022-03-17', 'soundscape.BirdNET.results.txt', 'audacity'],
+      ['birdnetTools', 'test_example_1.csv', 'tools'],
+    ];
+    for (const [dir, file, sub] of files) {
+      const target = path.join(world.inputDir, sub);
+      const name = sub === 'tools' ? '14_01_20210213_210000.BirdNET.results.csv' : file;
+      mkdirSync(target, { recursive: true });
+      copyFileSync(real(dir, file), path.join(target, name));
+    }
+    await world.startAgent();
+    const counts = await world.waitDrained();
+    expect(counts.detections.failed).toBe(0);
+    const detections = await world.allDetections();
+    expect(detections.length).toBe(counts.detections.uploaded);
+    // The German table names species in German; they arrive under their scientific names.
+    const scientific = new Set(detections.map((d) => d.species.scientificName));
+    expect(scientific.has('Poecile atricapillus')).toBe(true);
+    // The Song Meter name gives the recording's start in the station's zone: 2021-02-13 21:00:00 Berlin.
+    const owl = detections.filter((d) => d.species.scientificName === 'Strix varia').map((d) => d.timestamp).sort();
+    expect(owl[0]).toBe('2021-02-13T21:00:12.000+01:00');
+    for (const d of detections) expect(d.soundscape ?? null).toBeNull();
+    // Exactly once: no two detections share an instant and a species.
+    const keys = detections.map((d) => `${d.timestamp}|${d.species.scientificName}`);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
 

@@ -1,0 +1,134 @@
+import { Command, InvalidArgumentError } from 'commander';
+
+/**
+ * `npm run bench -- [flags]`: which figures, and how big. The full run takes
+ * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
+ * run takes under a minute. Explicit size flags win over both.
+ */
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'idle', 'queue'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchOptions {
+  json: boolean;
+  quick: boolean;
+  sections: Section[];
+  /** Drain: soundscapes and detections of the backlog. */
+  soundscapes: number;
+  detections: number;
+  /** Drain: ms the local service adds to every request. */
+  latencyMs: number;
+  /** Drain: the agent's `upload.concurrency` and the raw baseline's. */
+  concurrency: number;
+  /** Ingest: result files, and rows in each. */
+  ingestFiles: number;
+  ingestRows: number;
+  /** Latency: recordings dropped one by one, and the watcher's `input.stableMs`. */
+  recordings: number;
+  stableMs: number;
+  /** Idle: settling time before RSS is read, and the CPU window. */
+  settleSec: number;
+  idleSec: number;
+  /** Queue scale: detections in the queue, and runs of `status` timed. */
+  queueDetections: number;
+  statusRuns: number;
+  /** Keep the temporary folder (logs, queue files) for a look afterwards. */
+  keep: boolean;
+}
+
+const FULL = {
+  soundscapes: 1_000,
+  detections: 10_000,
+  ingestFiles: 2_000,
+  recordings: 50,
+  settleSec: 10,
+  idleSec: 60,
+  queueDetections: 1_000_000,
+};
+const QUICK: typeof FULL = {
+  soundscapes: 40,
+  detections: 400,
+  ingestFiles: 300,
+  recordings: 10,
+  settleSec: 3,
+  idleSec: 5,
+  queueDetections: 100_000,
+};
+
+function whole(min: number) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`must be a whole number >= ${min}, got ${JSON.stringify(text)}`);
+    return n;
+  };
+}
+
+function sections(text: string): Section[] {
+  const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    if (!(SECTIONS as readonly string[]).includes(s)) throw new InvalidArgumentError(`"${s}" is not a section (one of ${SECTIONS.join(', ')})`);
+  }
+  return list as Section[];
+}
+
+interface Flags {
+  json?: boolean;
+  quick?: boolean;
+  only?: Section[];
+  soundscapes?: number;
+  detections?: number;
+  latency: number;
+  concurrency: number;
+  ingestFiles?: number;
+  ingestRows: number;
+  recordings?: number;
+  stableMs: number;
+  settle?: number;
+  idle?: number;
+  queueDetections?: number;
+  statusRuns: number;
+  keep?: boolean;
+}
+
+export function parseBenchOptions(argv: readonly string[]): BenchOptions {
+  const program = new Command('bench')
+    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, memory, idle CPU, status on a large queue')
+    .option('--json', 'print one JSON document instead of the table')
+    .option('--quick', 'small sizes and short idle windows (under a minute)')
+    .option('--only <sections>', `comma-separated sections (${SECTIONS.join(', ')})`, sections)
+    .option('--soundscapes <n>', 'drain: soundscapes in the backlog (full 1000, quick 40)', whole(1))
+    .option('--detections <n>', 'drain: detections in the backlog (full 10000, quick 400)', whole(0))
+    .option('--latency <ms>', 'drain: latency the local service adds to every request', whole(0), 20)
+    .option('--concurrency <n>', 'drain: requests in flight (agent and raw baseline)', whole(1), 4)
+    .option('--ingest-files <n>', 'ingest: result files (full 2000, quick 300)', whole(1))
+    .option('--ingest-rows <n>', 'ingest: detections per result file', whole(1), 10)
+    .option('--recordings <n>', 'latency: recordings dropped one by one (full 50, quick 10)', whole(1))
+    .option('--stable-ms <ms>', "latency: the watcher's input.stableMs", whole(100), 500)
+    .option('--settle <s>', 'idle: seconds before RSS is read (full 10, quick 3)', whole(1))
+    .option('--idle <s>', 'idle: seconds of the CPU window (full 60, quick 5)', whole(1))
+    .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
+    .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
+    .option('--keep', 'keep the temporary folder')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program.parse(argv, { from: 'user' });
+  const f = program.opts<Flags>();
+  const size = f.quick ? QUICK : FULL;
+  return {
+    json: f.json === true,
+    quick: f.quick === true,
+    sections: f.only ?? [...SECTIONS],
+    soundscapes: f.soundscapes ?? size.soundscapes,
+    detections: f.detections ?? size.detections,
+    latencyMs: f.latency,
+    concurrency: f.concurrency,
+    ingestFiles: f.ingestFiles ?? size.ingestFiles,
+    ingestRows: f.ingestRows,
+    recordings: f.recordings ?? size.recordings,
+    stableMs: f.stableMs,
+    settleSec: f.settle ?? size.settleSec,
+    idleSec: f.idle ?? size.idleSec,
+    queueDetections: f.queueDetections ?? size.queueDetections,
+    statusRuns: f.statusRuns,
+    keep: f.keep === true,
+  };
+}

@@ -2,6 +2,7 @@ import type { RegisterCommand } from '../program.js';
 import { registerApiCommand } from './api.js';
 import { registerConfigCommand } from './config.js';
 import { registerDemoCommand } from './demo.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerEmulatorCommand } from './emulator.js';
 import { registerIngestCommand } from './ingest.js';
 import { registerQueueCommand } from './queue.js';
@@ -21,6 +22,6 @@ export const COMMANDS: RegisterCommand[] = [
   registerDemoCommand,
   registerIngestCommand,
   registerApiCommand,
+  registerDoctorCommand,
   registerEmulatorCommand,
-  // registerDoctorCommand (added as they land); registerEmulatorCommand, run, demo: by their owners.
 ];

@@ -1,0 +1,229 @@
+import { constants } from 'node:fs';
+import { access, mkdir, open, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../../config/index.js';
+import { errorMessage } from '../../errors.js';
+import { freeBytes } from '../disk.js';
+import { queueDbPath } from '../queue-file.js';
+import { scanInput, total, type InputScan } from './input-scan.js';
+import { result, type CheckResult } from './types.js';
+
+/** The checks of `doctor` that need no network: the station's own files, disk, clock, encoder. */
+
+const MIB = 1024 * 1024;
+
+export async function clockCheck(config: Config): Promise<CheckResult> {
+  const { clockSyncState } = await import('../../system/clock.js');
+  const state = await clockSyncState();
+  const title = 'clock synchronised';
+  if (state === 'synchronized') return result('clock', title, 'pass', 'the system reports NTP synchronisation');
+  if (state === 'unknown') {
+    return result('clock', title, 'warn', 'the system cannot say (no systemd-timesyncd flag, timedatectl unavailable)', 'in a container this is normal; on a Raspberry Pi install systemd-timesyncd or chrony so the clock is set after boot');
+  }
+  const waits = config.clock.requireSync !== 'never';
+  return result(
+    'clock',
+    title,
+    waits ? 'fail' : 'warn',
+    `the system clock is not synchronised${waits ? '; uploads wait for it (clock.requireSync)' : ''}`,
+    'check the network and NTP: `timedatectl status`, `timedatectl set-ntp true`; a Pi has no real-time clock, so its time is wrong until NTP syncs',
+  );
+}
+
+export interface InputChecks {
+  input: CheckResult;
+  labels: CheckResult;
+  inotify: CheckResult;
+}
+
+export async function inputChecks(config: Config): Promise<InputChecks> {
+  const dir = config.input.dir;
+  let scan: InputScan;
+  try {
+    scan = await scanInput(dir);
+  } catch (err) {
+    const input = result('input', 'input folder readable', 'fail', `${dir}: ${describeFsError(err)}`, 'set input.dir to the analyzer\'s output folder and make it readable by the agent\'s user (`ls -ld` the folder)');
+    const skipped = (id: string, title: string) => result(id, title, 'skip', 'the input folder could not be read');
+    return { input, labels: skipped('labels', 'labels file'), inotify: skipped('inotify', 'inotify watch limit') };
+  }
+  return { input: inputResult(config, scan), labels: await labelsCheck(config, scan), inotify: await inotifyCheck(scan) };
+}
+
+function inputResult(config: Config, scan: InputScan): CheckResult {
+  const audio = total(scan.audio);
+  const results = total(scan.results);
+  const parts = [
+    `${audio} audio (${describe(scan.audio)})`,
+    `${results} result files (${describe(scan.results)})`,
+    `${scan.analyzerpiJson} analyzerpi JSON`,
+    `${scan.other} other`,
+    `${scan.folders} folders`,
+  ];
+  const detail = `${scan.dir}: ${parts.join(', ')}`;
+  const data = { ...scan };
+  const title = 'input folder readable and recognised';
+  if (scan.unreadable.length) {
+    return result('input', title, 'fail', `${detail}; unreadable: ${scan.unreadable.join(', ')}`, 'make every subfolder readable by the agent\'s user', data);
+  }
+  const format = config.input.format;
+  if (format === 'analyzerpi' && results > 0 && scan.analyzerpiJson === 0) {
+    return result('input', title, 'fail', `${detail}; input.format is analyzerpi but only analyzer result files are there`, 'set input.format to results (or auto)', data);
+  }
+  if (format === 'results' && scan.analyzerpiJson > 0 && results === 0) {
+    return result('input', title, 'fail', `${detail}; input.format is results but only analyzerpi JSON files are there`, 'set input.format to analyzerpi (or auto)', data);
+  }
+  if (audio + results + scan.analyzerpiJson === 0) {
+    return result('input', title, 'warn', `${detail}; nothing recognised yet`, 'check that input.dir is the folder the analyzer writes to, and that the analyzer runs', data);
+  }
+  return result('input', title, 'pass', detail, null, data);
+}
+
+async function labelsCheck(config: Config, scan: InputScan): Promise<CheckResult> {
+  const title = 'labels file found';
+  const needed = config.input.format === 'analyzerpi' || scan.analyzerpiJson > 0;
+  const file = config.input.labels;
+  if (!file) {
+    if (needed) {
+      return result('labels', title, 'fail', 'analyzerpi output names species by common name only, and input.labels is not set', 'set input.labels to the analyzer\'s labels file (lines "Scientific name_Common name"), e.g. .../model/labels.txt');
+    }
+    if ((scan.results.raven ?? 0) > 0) {
+      return result('labels', title, 'warn', 'input.labels is not set; Raven selection tables of older analyzer versions name species by common name only', 'set input.labels to the analyzer\'s labels file so those detections can be resolved');
+    }
+    return result('labels', title, 'skip', 'not needed for this input (no analyzerpi output)');
+  }
+  try {
+    const { Labels } = await import('../../ingest/labels.js');
+    const labels = await Labels.load(file, config.input.localizedLabels ?? undefined);
+    return result('labels', title, 'pass', `${file}: ${labels.size} species${config.input.localizedLabels ? `, localised: ${config.input.localizedLabels}` : ''}`);
+  } catch (err) {
+    return result('labels', title, 'fail', errorMessage(err), 'point input.labels at the analyzer\'s labels file, readable by the agent\'s user');
+  }
+}
+
+async function inotifyCheck(scan: InputScan): Promise<CheckResult> {
+  const { inotifyMaxUserWatches } = await import('../../system/inotify.js');
+  const limit = await inotifyMaxUserWatches();
+  const title = 'inotify watch limit';
+  const data = { limit, folders: scan.folders };
+  if (limit === null) return result('inotify', title, 'skip', 'the limit cannot be read here (not Linux?); the periodic rescan still finds new files', null, data);
+  const detail = `${scan.folders} folders to watch, limit ${limit} per user`;
+  const hint = `raise it: echo fs.inotify.max_user_watches=${Math.max(limit * 2, scan.folders * 2)} | sudo tee /etc/sysctl.d/60-station-agent.conf && sudo sysctl --system`;
+  if (scan.folders > limit) return result('inotify', title, 'fail', `${detail}: new files are found only by the periodic rescan`, hint, data);
+  if (scan.folders > limit * 0.8) return result('inotify', title, 'warn', `${detail}: close to the limit (other programs use watches too)`, hint, data);
+  return result('inotify', title, 'pass', detail, null, data);
+}
+
+/** dataDir is writable (a file written, synced and removed there), or can be created. */
+export async function spoolCheck(config: Config): Promise<CheckResult> {
+  const dir = config.dataDir;
+  const title = 'spool writable (dataDir)';
+  const hint = `create it for the agent's user: sudo install -d -o station-agent -g station-agent ${dir}`;
+  try {
+    const s = await stat(dir);
+    if (!s.isDirectory()) return result('spool', title, 'fail', `${dir} is not a folder`, 'set dataDir to a folder');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, hint);
+    const parent = await nearestExisting(path.dirname(dir));
+    try {
+      await access(parent, constants.W_OK);
+      return result('spool', title, 'pass', `${dir} does not exist yet; ${parent} is writable, the agent creates it`);
+    } catch {
+      return result('spool', title, 'fail', `${dir} does not exist and ${parent} is not writable by this user`, hint);
+    }
+  }
+  const probe = path.join(dir, `.doctor-${process.pid}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    const handle = await open(probe, 'w');
+    try {
+      await handle.writeFile('station-agent doctor\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return result('spool', title, 'pass', `${dir}: a file was written and synced`);
+  } catch (err) {
+    return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, `${hint}; run doctor as the agent's user (sudo -u station-agent station-agent doctor)`);
+  } finally {
+    await rm(probe, { force: true });
+  }
+}
+
+/** The queue database opens and passes SQLite's integrity check; fine when not created yet. */
+export async function queueCheck(config: Config): Promise<CheckResult> {
+  const file = queueDbPath(config.dataDir);
+  const title = 'queue database';
+  try {
+    await stat(file);
+  } catch {
+    return result('queue', title, 'pass', `${file} not created yet (the daemon creates it)`);
+  }
+  try {
+    const { openQueue, queueCounts } = await import('../../queue/index.js');
+    const q = openQueue(file);
+    try {
+      const integrity = q.integrityCheck();
+      if (!integrity.ok) {
+        return result('queue', title, 'fail', `${file}: ${integrity.problems.slice(0, 3).join('; ')}`, 'stop the agent, move the file aside (it is kept for diagnosis) and start again with an empty queue');
+      }
+      const counts = queueCounts(q);
+      const waiting = counts.recordings.pending + counts.detections.pending + counts.recordings.unknown + counts.detections.unknown;
+      const failed = counts.recordings.failed + counts.detections.failed;
+      const detail = `${file}: intact; ${waiting} waiting, ${failed} failed`;
+      if (failed > 0) return result('queue', title, 'warn', detail, 'look at them with `station-agent queue list --state failed`; retry with `queue retry --failed` once the cause is fixed');
+      return result('queue', title, 'pass', detail);
+    } finally {
+      q.close();
+    }
+  } catch (err) {
+    return result('queue', title, 'fail', errorMessage(err), 'check dataDir and the file\'s owner; a damaged file can be moved aside');
+  }
+}
+
+export async function diskCheck(config: Config): Promise<CheckResult> {
+  const free = await freeBytes(config.dataDir);
+  const min = config.disk.minFreeMb * MIB;
+  const title = 'free disk space';
+  const data = { freeBytes: free, minFreeBytes: min };
+  if (free === null) return result('disk', title, 'fail', `cannot read the free space of ${config.dataDir}`, 'check that dataDir is on a mounted file system', data);
+  const detail = `${(free / MIB).toFixed(0)} MiB free on ${config.dataDir} (disk.minFreeMb ${config.disk.minFreeMb})`;
+  const hint = 'free space on the card (old recordings of the analyzer, journal: `journalctl --vacuum-size=100M`), or lower retention.keepUploadedDays';
+  if (free < min) return result('disk', title, 'fail', `${detail}: no audio is spooled until space is freed; detections still queue`, hint, data);
+  if (free < 2 * min) return result('disk', title, 'warn', `${detail}: getting low`, hint, data);
+  return result('disk', title, 'pass', detail, null, data);
+}
+
+export async function flacCheck(): Promise<CheckResult> {
+  const { checkFlacEncoder } = await import('../../audio/flac-encoder.js');
+  const check = await checkFlacEncoder();
+  const title = 'FLAC encoder working';
+  if (check.ok) return result('flac', title, 'pass', `encoded and verified a test tone with ${check.engine}`);
+  return result('flac', title, 'fail', `${check.engine}: ${check.detail ?? 'failed'}`, 'reinstall the package (npm ci) so libflacjs is complete; without an encoder soundscapes are not uploaded, detections still are');
+}
+
+async function nearestExisting(dir: string): Promise<string> {
+  let current = dir;
+  for (;;) {
+    try {
+      await stat(current);
+      return current;
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
+
+function describe(counts: Record<string, number>): string {
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  return entries.length ? entries.map(([k, n]) => `${k} ${n}`).join(', ') : 'none';
+}
+
+function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied for this user';
+  if (code === 'ENOTDIR') return 'is not a folder';
+  return errorMessage(err);
+}

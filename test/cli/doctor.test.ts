@@ -1,0 +1,135 @@
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
+import { realFixture, tempDir } from '../helpers/paths.js';
+
+const TOKEN = 'doctor-test-token-6a1e09';
+const LABELS = realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_GLOBAL_6K_V2.4_Labels.txt');
+
+interface Check {
+  id: string;
+  status: string;
+  detail: string;
+  hint: string | null;
+  data?: Record<string, unknown>;
+}
+
+describe('station-agent doctor', () => {
+  let service: RunningEmulator;
+  let tmp: ReturnType<typeof tempDir>;
+  let input: string;
+  let config: string;
+
+  const configWith = (name: string, extra: Record<string, unknown> = {}, inputDir = input) =>
+    writeCliConfig(path.join(tmp.dir, `${name}.json`), {
+      baseUrl: service.url,
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, `data-${name}`),
+      inputDir,
+      // requireSync never: the verdict on the test machine's clock is a warning at worst.
+      extra: { clock: { requireSync: 'never' }, disk: { minFreeMb: 1 }, ...extra },
+    });
+
+  const checksOf = (stdout: string): Map<string, Check> => new Map(parseJson({ code: 0, stdout, stderr: '' }).checks.map((c: Check) => [c.id, c]));
+
+  beforeAll(async () => {
+    await buildCli();
+    service = await startEmulator({ tokens: [TOKEN] });
+    tmp = tempDir('cli-doctor-');
+    input = path.join(tmp.dir, 'input');
+    mkdirSync(path.join(input, '2025', '05'), { recursive: true });
+    const example = 'birdnet-analyzer_ea464544_2022-03-02';
+    for (const name of ['soundscape.wav', 'soundscape.BirdNET.results.csv', 'soundscape.BirdNET.selection.table.txt']) {
+      copyFileSync(realFixture(example, name), path.join(input, '2025', '05', name));
+    }
+    writeFileSync(path.join(input, 'notes.txt'), 'not analyzer output\n');
+    config = configWith('healthy', { input: { dir: input, labels: LABELS } });
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.close();
+    tmp?.cleanup();
+  });
+
+  it('passes on a healthy station and says what it found', async () => {
+    const result = await runCli(['doctor', '--json', '--config', config]);
+    expect(result.code).toBe(0);
+    const json = parseJson(result);
+    expect(json.ok).toBe(true);
+    const checks = checksOf(result.stdout);
+    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'queue', 'disk', 'flac', 'inotify']);
+    for (const id of ['config', 'service', 'token', 'input', 'labels', 'spool', 'queue', 'disk', 'flac']) {
+      expect(checks.get(id)?.status, `${id}: ${checks.get(id)?.detail}`).toBe('pass');
+    }
+    expect(['pass', 'warn']).toContain(checks.get('clock')!.status);
+    expect(checks.get('input')!.data).toMatchObject({ folders: 3, audio: { wav: 1 }, results: { csv: 1, raven: 1 }, analyzerpiJson: 0, other: 1 });
+    expect(checks.get('labels')!.detail).toContain('6522 species');
+    expect(checks.get('flac')!.detail).toMatch(/encoded and verified a test tone/);
+    expect(['pass', 'skip']).toContain(checks.get('inotify')!.status);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  it('prints PASS/FAIL lines with hints, and exits 1 when the token is refused', async () => {
+    const result = await runCli(['doctor', '--config', config], { env: { STATION_AGENT_TOKEN: 'doctor-wrong-token' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^PASS\s+service reachable\s+http:\/\/127\.0\.0\.1:\d+ answered in \d+ ms$/m);
+    expect(result.stdout).toMatch(/^FAIL\s+token accepted\s+the service refused the token \(HTTP 403\)$/m);
+    expect(result.stdout).toMatch(/^\s+hint: copy the station token again/m);
+    expect(result.stdout).toMatch(/1 check failed/);
+    expect(result.stdout + result.stderr).not.toContain('doctor-wrong-token');
+  });
+
+  it('fails the service check when nothing answers', async () => {
+    const dead = await startEmulator({ tokens: [TOKEN] });
+    const url = dead.url;
+    await dead.close();
+    const result = await runCli(['doctor', '--json', '--timeout', '1000', '--config', config], { env: { STATION_AGENT_BASE_URL: url } });
+    expect(result.code).toBe(1);
+    const checks = checksOf(result.stdout);
+    expect(checks.get('service')).toMatchObject({ status: 'fail' });
+    expect(checks.get('service')!.hint).toContain('service.baseUrl');
+    expect(checks.get('token')!.status).toBe('skip');
+  });
+
+  it('fails the labels check for analyzerpi output without input.labels', async () => {
+    const pi = path.join(tmp.dir, 'pi-input');
+    mkdirSync(pi);
+    copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), path.join(pi, '2024-02-24-birdnet-16:19:37.wav'));
+    writeFileSync(path.join(pi, '2024-02-24-birdnet-16:19:37.wav.json'), '[]');
+    const result = await runCli(['doctor', '--json', '--offline', '--config', configWith('pi', { input: { dir: pi } }, pi)]);
+    expect(result.code).toBe(1);
+    const checks = checksOf(result.stdout);
+    expect(checks.get('input')!.data).toMatchObject({ analyzerpiJson: 1, audio: { wav: 1 } });
+    expect(checks.get('labels')).toMatchObject({ status: 'fail' });
+    expect(checks.get('labels')!.hint).toContain('input.labels');
+    expect(checks.get('service')!.status).toBe('skip');
+  });
+
+  it('fails the input check when the folder does not exist', async () => {
+    const missing = path.join(tmp.dir, 'no-input');
+    const result = await runCli(['doctor', '--json', '--offline', '--config', configWith('missing', {}, missing)]);
+    expect(result.code).toBe(1);
+    const checks = checksOf(result.stdout);
+    expect(checks.get('input')).toMatchObject({ status: 'fail', detail: `${missing}: does not exist` });
+    expect(checks.get('inotify')!.status).toBe('skip');
+  });
+
+  it('exits 3 when the config itself is invalid, checking nothing else', async () => {
+    const bad = configWith('bad', { upload: { concurrency: 0 } });
+    const result = await runCli(['doctor', '--json', '--config', bad]);
+    expect(result.code).toBe(3);
+    const json = parseJson(result);
+    expect(json.configInvalid).toBe(true);
+    expect(json.checks).toHaveLength(1);
+    expect(json.checks[0]).toMatchObject({ id: 'config', status: 'fail' });
+    expect(json.checks[0].detail).toContain('upload.concurrency');
+  });
+
+  it('explains itself in --help', async () => {
+    const result = await runCli(['doctor', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Examples:');
+  });
+});

@@ -22,7 +22,7 @@ export interface QueueFlags {
 }
 
 function kindOption(what: string): Option {
-  return new Option('--kind <kind>', `${what} (soundscape or detection)`).choices(KINDS);
+  return new Option('--kind <kind>', what).choices(KINDS);
 }
 
 export function registerQueueCommand(program: Command): void {

@@ -28,6 +28,7 @@ export function createOutput(
   stderr: NodeJS.WriteStream = process.stderr,
   env: NodeJS.ProcessEnv = process.env,
 ): Output {
+  quietOnClosedPipe(stdout);
   const style = styleFor(stdout, env);
   const errStyle = styleFor(stderr, env);
   return {
@@ -41,4 +42,19 @@ export function createOutput(
     stdout,
     stderr,
   };
+}
+
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * `station-agent api detections --all | head` closes the pipe early: that is the
+ * reader saying "enough", not an error worth a stack trace. Exit quietly.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { EXIT_CODES_HELP } from '../../exit-codes.js';
 
 /**
  * Options every command shares, and argument parsers that turn a bad value into
@@ -59,7 +60,7 @@ export function booleanWord(value: string): boolean {
   throw new InvalidArgumentError(`expected true or false, got "${value}".`);
 }
 
-/** `Examples:` block for `addHelpText('after', ...)`. */
+/** `Examples:` block for `addHelpText('after', ...)`, followed by the documented exit codes. */
 export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n${EXIT_CODES_HELP}\n`;
 }

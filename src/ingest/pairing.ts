@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { existsSync } from 'node:fs';
 import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { errorMessage } from '../errors.js';
+import { errorCode, errorMessage } from '../errors.js';
 import { isFileDone, markFileDone, type FileOutcome } from '../queue/ingested-files.js';
 import { classifyPath, parseResultFile } from './formats.js';
 import { ingestRecording, type IngestContext, type IngestOutcome } from './ingest-recording.js';
@@ -158,7 +158,16 @@ export class Pairing {
   /** Hands one result file over (the watcher's `onStable`, or a backfill). */
   enqueue(file: string, st: Stats): void {
     this.inProgress.add(file);
-    this.chain = this.chain.then(() => this.handle(file, st)).finally(() => this.inProgress.delete(file));
+    this.chain = this.chain
+      .then(() => this.handle(file, st))
+      .catch((err: unknown) => {
+        // A failure outside ingestRecording's own handling (the queue database full or
+        // locked while the file is marked done) must not reject the chain: every later
+        // file would be skipped behind it, and the rejection would end the process.
+        this.opts.ctx.log.error({ file, code: errorCode(err) }, `ingest of ${file} failed, looking at it again in 60 s: ${errorMessage(err)}`);
+        this.opts.recheck(file, 60_000);
+      })
+      .finally(() => this.inProgress.delete(file));
   }
 
   private async handle(file: string, st: Stats): Promise<void> {
@@ -210,7 +219,16 @@ export class Pairing {
 const MAX_HELD = 256;
 
 function isTransient(code: string): boolean {
-  return code === 'ENOSPC' || code === 'EIO' || code === 'EMFILE' || code === 'ENFILE' || code.startsWith('ERR_QUEUE') || code === 'SQLITE_BUSY';
+  return (
+    code === 'ENOSPC' ||
+    code === 'EIO' ||
+    code === 'EMFILE' ||
+    code === 'ENFILE' ||
+    code.startsWith('ERR_QUEUE') ||
+    code === 'SQLITE_BUSY' ||
+    // The queue database's disk is full: the file is not done, its detections are not queued.
+    code === 'SQLITE_FULL'
+  );
 }
 
 /** The audio file next to a result file with the same base name, if any. */

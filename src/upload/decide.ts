@@ -18,6 +18,7 @@ import { errorCode, errorMessage } from '../errors.js';
  * | HTTP 422                                  | fail this item with the service's message |
  * | other HTTP 4xx                            | fail this item                            |
  * | ERR_SERVICE_REJECTED (2xx, no id)         | fail this item                            |
+ * | queue database error (SQLITE_*)           | unknown: the service may have the item    |
  * | local error (spool file gone, bad audio)  | fail this item                            |
  *
  * Transient failures never fail an item: there is no attempt limit, only a
@@ -54,7 +55,14 @@ export function decide(err: unknown, kind: ItemKind): Decision {
   if (err instanceof ServiceRejectedError) {
     return { action: 'fail', code: err.code, message: err.message };
   }
-  return { action: 'fail', code: errorCode(err), message: errorMessage(err) };
+  const code = errorCode(err);
+  if (code.startsWith('SQLITE_')) {
+    // The queue could not record the outcome (disk full, locked by the CLI): the service
+    // may well have stored the item. Failing it would lose a soundscape's detections
+    // their link and invite a duplicate on `queue retry`; reconciling finds it.
+    return { action: 'unknown', code, message: `the queue database refused the write: ${errorMessage(err)}` };
+  }
+  return { action: 'fail', code, message: errorMessage(err) };
 }
 
 function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {

@@ -1,0 +1,372 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
+import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
+import { buildCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/paths.js';
+import { buildWav } from '../helpers/wav-writer.js';
+import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
+import { planBacklog, SAMPLE_RATE, sidecar, startDaysAgo, writeAtomically, writeBacklog, type ExpectedRecording } from './support/backlog.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from './support/exactly-once.js';
+import { SEED, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
+import { startService, writeAgentConfig } from './support/world.js';
+
+/**
+ * Scenario 4, disk full. Two ways:
+ *
+ * 1. Low disk as the agent sees it: `disk.minFreeMb` above the real free space. No
+ *    audio is spooled, a clear error says so (log and the runtime snapshot that
+ *    `status` shows), the detections still queue and go without a soundscape after
+ *    `upload.noSoundscapeAfterSec`; when space "returns" (a lower threshold and a
+ *    restart) new recordings spool and upload with their soundscapes again.
+ * 2. A real ENOSPC: the agent (as a process) in a user and mount namespace whose
+ *    `dataDir` is a 16 MiB tmpfs, 10 MiB of it taken by a ballast file, fed 8 MB WAVs
+ *    from another file system (so the spool copies them, and each copy runs out of
+ *    space half way). The agent must name the file, queue its detections without
+ *    audio, keep going, spool again once the ballast is gone, and leave an intact
+ *    database. (`disk.minFreeMb` is 0 here, so its guard does not step in first.)
+ */
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function readSnapshotMeta(dataDir: string): RuntimeSnapshot | undefined {
+  const q = openQueue(path.join(dataDir, 'queue.db'));
+  try {
+    return getMeta<RuntimeSnapshot>(q, RUNTIME_META_KEY);
+  } finally {
+    q.close();
+  }
+}
+
+function integrity(dataDir: string) {
+  const q = openQueue(path.join(dataDir, 'queue.db'));
+  try {
+    return q.integrityCheck();
+  } finally {
+    q.close();
+  }
+}
+
+describe('disk full: free space below disk.minFreeMb (as the agent sees it)', () => {
+  it('spools no audio, says so, still uploads the detections without a soundscape, and spools again when space returns', async () => {
+    world = await createAgentWorld({
+      // Above any real free space (the schema's maximum is 1 TB): the agent believes the disk is low.
+      config: { disk: { minFreeMb: 1_000_000 }, upload: { noSoundscapeAfterSec: 1 } },
+    });
+    const random = seededRandom(SEED);
+    const startMs = startDaysAgo(1);
+    const low = planBacklog({ count: scaled(6, 30), startMs, random });
+    writeBacklog(world.inputDir, low);
+
+    const daemon = await world.startAgent();
+    expect(daemon.snapshot().disk.low).toBe(true);
+    expect(readSnapshotMeta(world.dataDir)?.disk.low).toBe(true);
+    const lows = expectedCounts(low);
+    await waitFor('detections uploaded without soundscapes', () => (world!.counts().detections.uploaded === lows.detections ? true : undefined), 30_000, () =>
+      JSON.stringify(world!.counts()),
+    );
+
+    const records = world.logLines.map((l) => JSON.parse(l) as { level: number; msg: string; file?: string });
+    expect(records.some((r) => r.level >= 50 && /free disk space below disk\.minFreeMb \(1000000 MB\): new audio is not spooled/.test(r.msg))).toBe(true);
+    for (const rec of low) {
+      const wav = path.join(world.inputDir, `${rec.base}.wav`);
+      // A per-file warning naming the audio file and what happens to its detections.
+      expect(records.some((r) => r.level === 40 && r.msg === `${wav}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`)).toBe(true);
+    }
+    const spooled = readdirSync(path.join(world.dataDir, 'spool')).filter((f) => f !== 'incoming');
+    expect(spooled).toEqual([]);
+    expect(integrity(world.dataDir)).toEqual({ ok: true, problems: [] });
+    await world.stopAgent();
+
+    // Space returns: a lower threshold, a restart; new recordings spool and upload with their audio.
+    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as { disk: { minFreeMb: number } };
+    config.disk.minFreeMb = 0;
+    writeFileSync(world.configPath, JSON.stringify(config), { mode: 0o600 });
+    const again = planBacklog({ count: scaled(4, 20), firstIndex: low.length, startMs, random });
+    writeBacklog(world.inputDir, again);
+    const restarted = await world.startAgent();
+    expect(restarted.snapshot().disk.low).toBe(false);
+    const want = expectedCounts([...low, ...again]);
+    const counts = await waitFor(
+      'new recordings uploaded with their soundscapes',
+      () => {
+        const c = world!.counts();
+        return c.recordings.uploaded === again.length && c.detections.uploaded === want.detections ? c : undefined;
+      },
+      30_000,
+      () => `${JSON.stringify(world!.counts())}\n${world!.logLines.slice(-20).join('\n')}`,
+    );
+    expect(restarted.snapshot().disk.low).toBe(false);
+    await world.stopAgent();
+    expect(readSnapshotMeta(world.dataDir)?.disk.low).toBe(false);
+
+    expect(counts.recordings.failed + counts.detections.failed).toBe(0);
+    const held = await serviceHoldings(world.client);
+    expect(exactlyOnce([...low, ...again], held, { withoutSoundscape: new Set(low.map((r) => r.base)) })).toEqual(EXACTLY_ONCE);
+    expect(held.soundscapes).toHaveLength(again.length);
+    expect(integrity(world.dataDir)).toEqual({ ok: true, problems: [] });
+    console.log(
+      `disk low (minFreeMb above free space): ${low.length} recordings queued without audio, ${lows.detections} detections posted without a soundscape; ` +
+        `after the restart with space: ${again.length} recordings spooled and uploaded; recordings left without audio: ` +
+        `${JSON.stringify({ pending: counts.recordings.pending, dropped: counts.recordings.dropped })} (retired by the retention sweep, every 60 s)`,
+    );
+  }, 60_000);
+});
+
+/** Whether this machine lets us mount a tmpfs in a user + mount namespace. */
+function canMountTmpfs(): { ok: boolean; why: string } {
+  const { dir, cleanup } = tempDir('reliability-unshare-');
+  try {
+    const r = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=64k tmpfs "$0" && touch "$0/x"', dir], { encoding: 'utf8', timeout: 10_000 });
+    if (r.error) return { ok: false, why: `unshare not available: ${r.error.message}` };
+    return r.status === 0 ? { ok: true, why: '' } : { ok: false, why: `unshare -rm + mount -t tmpfs refused: ${(r.stderr || '').trim()}` };
+  } finally {
+    cleanup();
+  }
+}
+
+const tmpfs = canMountTmpfs();
+if (!tmpfs.ok) console.warn(`disk-full (real ENOSPC) skipped: ${tmpfs.why}`);
+
+/**
+ * Runs the CLI inside `unshare -rm`: mounts a tmpfs of `tmpfsKb` on dataDir, fills
+ * `ballastKb` of it, runs the agent `runs` times in a row (a restart keeps the tmpfs:
+ * it lives as long as the namespace), then copies the queue database out.
+ */
+function wrapper(tmpfsKb: number, ballastKb: number, runs: number): string {
+  return [
+    'd="$1"; o="$2"; shift 2',
+    `mount -t tmpfs -o size=${tmpfsKb}k tmpfs "$d" || exit 97`,
+    `dd if=/dev/zero of="$d/ballast" bs=1k count=${ballastKb} 2>/dev/null`,
+    ...Array.from({ length: runs }, () => '"$@"; rc=$?'),
+    'for f in "$d"/queue.db "$d"/queue.db-wal; do [ -e "$f" ] && cp "$f" "$o"/; done',
+    'exit $rc',
+  ].join('\n');
+}
+
+/** The agent's pid: the wrapper shell's child (unshare execs the shell, without forking). */
+function agentPid(shellPid: number): number | undefined {
+  try {
+    const pid = Number(readFileSync(`/proc/${shellPid}/task/${shellPid}/children`, 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A station whose dataDir is a small tmpfs: the service in-process, the agent as a process. */
+interface SmallDiskStation {
+  inputDir: string;
+  dataDir: string;
+  /** Where the wrapper copies the queue database after the agent exits. */
+  outDir: string;
+  client: ServiceClient;
+  agent: AgentProcess;
+  /** The agent's own pid (inside the wrapper); changes with `restart()`. */
+  pid: number;
+  /** SIGTERM; the wrapper starts the agent again in the same namespace. Resolves when it runs. */
+  restart(): Promise<void>;
+  /** Deletes the ballast, through /proc/<pid>/root (the tmpfs is only visible in the namespace). */
+  freeBallast(): void;
+  logs(): { level: string; msg: string; err?: string }[];
+  /** SIGTERM, and the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const smallDisks: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of smallDisks) await s.close();
+});
+
+async function smallDiskStation(
+  tmpfsKb: number,
+  ballastKb: number,
+  before: (inputDir: string) => void,
+  runs = 1,
+): Promise<SmallDiskStation> {
+  const { dir: root, cleanup } = tempDir('reliability-enospc-');
+  const inputDir = path.join(root, 'input');
+  const dataDir = path.join(root, 'data');
+  const outDir = path.join(root, 'out');
+  for (const d of [inputDir, dataDir, outDir]) mkdirSync(d, { recursive: true });
+  const service: RunningEmulator = await startService();
+  const client = createServiceClient({ baseUrl: service.url, token: TOKEN });
+  const configPath = writeAgentConfig(path.join(root, 'config.json'), {
+    baseUrl: service.url,
+    inputDir,
+    dataDir,
+    extra: { disk: { minFreeMb: 0 }, upload: { noSoundscapeAfterSec: 1 }, log: { level: 'info' } },
+  });
+  before(inputDir);
+  const agent = startAgentProcess(configPath, {
+    wrap: (cli) => ({ command: 'unshare', args: ['-rm', 'sh', '-c', wrapper(tmpfsKb, ballastKb, runs), 'sh', dataDir, outDir, ...cli] }),
+  });
+  smallDisks.push({
+    async close() {
+      await agent.kill('SIGKILL');
+      await client.close();
+      await service.close();
+      cleanup();
+    },
+  });
+  await agent.waitForLine(/"msg":"station-agent running"/);
+  const station: SmallDiskStation = {
+    inputDir,
+    dataDir,
+    outDir,
+    client,
+    agent,
+    pid: await waitFor('agent pid', () => agentPid(agent.pid), 5_000),
+    async restart() {
+      const old = station.pid;
+      const running = agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length;
+      process.kill(old, 'SIGTERM');
+      station.pid = await waitFor('restarted agent pid', () => {
+        const pid = agentPid(agent.pid);
+        return pid !== undefined && pid !== old ? pid : undefined;
+      }, 15_000);
+      await waitFor('restarted agent running', () => (agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length > running ? true : undefined), 15_000);
+    },
+    freeBallast() {
+      const ballast = `/proc/${station.pid}/root${dataDir}/ballast`;
+      expect(existsSync(ballast)).toBe(true);
+      spawnSync('rm', ['-f', ballast]);
+      expect(existsSync(ballast)).toBe(false);
+    },
+    logs: () => logRecords(agent.lines) as { level: string; msg: string; err?: string }[],
+    async stop() {
+      process.kill(station.pid, 'SIGTERM');
+      return agent.exited;
+    },
+  };
+  return station;
+}
+
+/** 250 s of 16 kHz mono 16-bit silence: 8 MB. */
+const BIG_SECONDS = 250;
+
+describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding dataDir (agent process in a mount namespace)', () => {
+  beforeAll(() => buildCli(), 180_000);
+
+  it('names each file whose audio did not fit, uploads its detections without a soundscape, spools again when space returns; the database stays intact', async () => {
+    const random = seededRandom(SEED + 4);
+    const startMs = startDaysAgo(1);
+    // 8 MB WAVs: none fits in the 6 MiB the ballast leaves (room enough for the database and its WAL).
+    const big = planBacklog({ count: 3, startMs, random, durationS: BIG_SECONDS });
+    const bigWav = buildWav({ sampleRate: SAMPLE_RATE, samples: new Array<number>(BIG_SECONDS * SAMPLE_RATE).fill(0) }).bytes;
+    const station = await smallDiskStation(16 * 1024, 10 * 1024, (inputDir) => {
+      for (const rec of big) {
+        writeAtomically(path.join(inputDir, `${rec.base}.wav`), bigWav);
+        writeAtomically(path.join(inputDir, `${rec.base}.detections.json`), sidecar(rec));
+      }
+    });
+    const bigCounts = expectedCounts(big);
+    await waitFor(
+      'detections of the audio that did not fit uploaded',
+      async () => ((await serviceHoldings(station.client)).detections.length === bigCounts.detections ? true : undefined),
+      30_000,
+      () => station.agent.lines.slice(-30).join('\n'),
+    );
+    for (const rec of big) {
+      const wav = path.join(station.inputDir, `${rec.base}.wav`);
+      const message = `no space left in the spool ${path.join(station.dataDir, 'spool')} for ${wav}; detections go without a soundscape`;
+      expect(station.logs().some((r) => r.level === 'warn' && r.msg === message), `a warning naming ${wav}:\n${station.agent.lines.join('\n')}`).toBe(true);
+    }
+
+    // Space returns: new recordings spool and upload with their audio, in the same run.
+    station.freeBallast();
+    const small = planBacklog({ count: 2, firstIndex: big.length, startMs, random });
+    writeBacklog(station.inputDir, small);
+    const all: ExpectedRecording[] = [...big, ...small];
+    const want = expectedCounts(all);
+    await waitFor(
+      'new recordings uploaded with their soundscapes',
+      async () => {
+        const held = await serviceHoldings(station.client);
+        return held.detections.length === want.detections && held.soundscapes.length === small.length ? true : undefined;
+      },
+      30_000,
+      () => station.agent.lines.slice(-30).join('\n'),
+    );
+
+    const exit = await station.stop();
+    expect(exit, station.agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
+    expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });
+    const held = await serviceHoldings(station.client);
+    expect(exactlyOnce(all, held, { withoutSoundscape: new Set(big.map((r) => r.base)) })).toEqual(EXACTLY_ONCE);
+    console.log(
+      `real ENOSPC in the spool (tmpfs 16 MiB, 10 MiB ballast): ${big.length} WAVs of ${Math.round(bigWav.length / 1e6)} MB did not fit, ` +
+        `their ${bigCounts.detections} detections went without a soundscape; after the ballast went, ${small.length} recordings uploaded with audio; ` +
+        `exit code ${exit.code}, integrity ok`,
+    );
+  }, 90_000);
+
+  it('the queue database itself runs out of space (SQLITE_FULL): no crash, ingest goes on once space returns, and after a restart everything is there exactly once', async () => {
+    const random = seededRandom(SEED + 5);
+    const startMs = startDaysAgo(1);
+    const recs = planBacklog({ count: 12, startMs, random });
+    // 1.5 MiB with 1 MiB of ballast: a few hundred KB for the database, which its WAL soon fills.
+    const station = await smallDiskStation(
+      1_536,
+      1_024,
+      (inputDir) => {
+        for (const rec of recs) writeAtomically(path.join(inputDir, `${rec.base}.detections.json`), sidecar(rec));
+      },
+      2,
+    );
+    const full = (r: { msg: string; err?: string }) => /disk is full/.test(`${r.err ?? ''} ${r.msg}`);
+    await waitFor('the database is full', () => (station.logs().some(full) ? true : undefined), 30_000, () => station.agent.lines.slice(-30).join('\n'));
+    // Still running a while later: a failed write is logged, never the end of the process.
+    await sleep(1_000);
+    expect(agentPid(station.agent.pid), station.agent.lines.slice(-20).join('\n')).toBe(station.pid);
+    const fullErrors = station.logs().filter(full).length;
+
+    // Space returns: a recording made now is ingested and uploaded in the same run.
+    station.freeBallast();
+    const later = planBacklog({ count: 1, firstIndex: recs.length, startMs, random });
+    for (const rec of later) writeAtomically(path.join(station.inputDir, `${rec.base}.detections.json`), sidecar(rec));
+    await waitFor(
+      'the recording made after space returned at the service',
+      async () => {
+        const held = await serviceHoldings(station.client);
+        const keys = new Set(held.detections.map((d) => `${Date.parse(d.timestamp)} ${d.species.scientificName}`));
+        return later.every((r) => r.detections.every((d) => keys.has(`${d.timestampMs} ${d.scientificName}`))) ? true : undefined;
+      },
+      30_000,
+      () => station.agent.lines.slice(-30).join('\n'),
+    );
+
+    // A restart (as systemd would do) takes up what the full disk interrupted.
+    await station.restart();
+    const all = [...recs, ...later];
+    const want = expectedCounts(all);
+    await waitFor(
+      'every detection at the service',
+      async () => ((await serviceHoldings(station.client)).detections.length >= want.detections ? true : undefined),
+      30_000,
+      () => station.agent.lines.slice(-30).join('\n'),
+    );
+    await sleep(500);
+    const exit = await station.stop();
+    expect(exit, station.agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
+    expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });
+    const held = await serviceHoldings(station.client);
+    expect(exactlyOnce(all, held, { withoutSoundscape: new Set(all.map((r) => r.base)) })).toEqual(EXACTLY_ONCE);
+    const q = openQueue(path.join(station.outDir, 'queue.db'));
+    try {
+      expect(queueCounts(q).detections).toMatchObject({ uploaded: want.detections, pending: 0, sending: 0, unknown: 0, failed: 0 });
+    } finally {
+      q.close();
+    }
+    console.log(`queue database full (SQLITE_FULL): ${fullErrors} "disk is full" log lines, no crash; ${want.detections} detections exactly once after space returned and a restart`);
+  }, 90_000);
+});

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openQueue, type Queue } from '../../src/queue/index.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from './support/exactly-once.js';
+import { SEED, seededRandom, waitFor } from './support/soak.js';
+
+/**
+ * The other half of commit-then-drop: the service stored the item and answered, but
+ * the agent's own queue refused to record it (SQLITE_BUSY when `station-agent queue
+ * ...` holds the write lock past the busy timeout; SQLITE_FULL on a full disk; see
+ * disk-full.test.ts for the real thing). The item was uploaded: it must be reconciled
+ * and adopted, never marked `failed` (which would send its detections without their
+ * soundscape, and post it again on `queue retry`).
+ *
+ * The failure is injected at the database driver, the outermost edge: the statement
+ * that stores the service's id throws the driver's own SqliteError, once per kind.
+ */
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** Makes the first `times` writes of a service id (markUploaded) per table throw SQLITE_BUSY. */
+function refuseRemoteIdWrites(q: Queue, times: number): { refused: () => Record<string, number> } {
+  const refused: Record<string, number> = { recordings: 0, detections: 0 };
+  const original = q.stmt.bind(q);
+  q.stmt = (sql: string) => {
+    const statement = original(sql);
+    const table = /^UPDATE (recordings|detections) SET .*remote_id = @p_remote_id/s.exec(sql)?.[1];
+    if (!table || refused[table] >= times) return statement;
+    return new Proxy(statement, {
+      get(target, prop, receiver) {
+        if (prop !== 'all' || refused[table] >= times) return Reflect.get(target, prop, receiver) as unknown;
+        return () => {
+          refused[table]++;
+          throw new Database.SqliteError('database is locked', 'SQLITE_BUSY');
+        };
+      },
+    });
+  };
+  return { refused: () => refused };
+}
+
+describe('the queue refuses to record an upload the service already stored', () => {
+  it('reconciles the item and adopts its id: uploaded exactly once, nothing failed, detections keep their soundscape', async () => {
+    world = await createAgentWorld({ config: { upload: { concurrency: 1 } } });
+    const expected = planBacklog({ count: 3, startMs: startDaysAgo(1), random: seededRandom(SEED) });
+    writeBacklog(world.inputDir, expected);
+    const daemon = await world.startAgent();
+    const injected = refuseRemoteIdWrites(daemon.queue, 2);
+
+    const want = expectedCounts(expected);
+    const counts = await waitFor(
+      'all uploaded',
+      () => {
+        const c = world!.counts();
+        if (c.recordings.failed + c.detections.failed > 0) return c;
+        return c.recordings.uploaded === want.recordings && c.detections.uploaded === want.detections ? c : undefined;
+      },
+      30_000,
+      () => `${JSON.stringify(world!.counts())}\n${world!.logLines.slice(-20).join('\n')}`,
+    );
+    await world.stopAgent();
+
+    expect(injected.refused()).toEqual({ recordings: 2, detections: 2 });
+    const q = openQueue(path.join(world.dataDir, 'queue.db'));
+    try {
+      const failed = q.db.prepare(`SELECT 'r' || id, last_error FROM recordings WHERE state = 'failed' UNION ALL SELECT 'd' || id, last_error FROM detections WHERE state = 'failed'`).all();
+      expect(failed).toEqual([]);
+      expect(q.integrityCheck()).toEqual({ ok: true, problems: [] });
+    } finally {
+      q.close();
+    }
+    expect(counts.recordings.uploaded).toBe(want.recordings);
+    expect(counts.detections.uploaded).toBe(want.detections);
+    expect(exactlyOnce(expected, await serviceHoldings(world.client))).toEqual(EXACTLY_ONCE);
+    const lines = world.logLines.map((l) => JSON.parse(l) as { msg: string; code?: string; kind?: string });
+    expect(lines.filter((l) => l.code === 'SQLITE_BUSY' && /outcome unknown/.test(l.msg))).toHaveLength(4);
+    // A refused write may also be the adoption itself (the same statement): then the next reconciliation adopts.
+    for (const kind of ['recording', 'detection']) expect(lines.some((l) => l.kind === kind && /id adopted/.test(l.msg))).toBe(true);
+  });
+});

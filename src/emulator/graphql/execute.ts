@@ -13,7 +13,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLFormattedError,
   type GraphQLSchema,
-} from 'graphql';
+} from './graphql-js.js';
 import type { GqlContext } from './context.js';
 import { GraphqlError, GraphqlLimitError } from './errors.js';
 import { measureOperation, QUERY_LIMITS } from './limits.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from './graphql-js.js';
 import type { EmulatorContext } from '../context.js';
 import { baseUrlOf, createGqlContext } from './context.js';
 import { executePrepared, formatError, prepareOperation, type GraphqlRequest } from './execute.js';

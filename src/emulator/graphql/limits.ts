@@ -12,7 +12,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
-} from 'graphql';
+} from './graphql-js.js';
 import { DEFAULT_PAGE_SIZE } from './connection.js';
 
 /**

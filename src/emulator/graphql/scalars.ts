@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, type GraphQLScalarType, type ValueNode } from 'graphql';
+import { GraphQLError, Kind, type GraphQLScalarType, type ValueNode } from './graphql-js.js';
 
 /**
  * The custom scalars of the spec's scalar table. `ID` is graphql-js's own: it

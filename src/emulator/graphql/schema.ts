@@ -4,7 +4,7 @@ import {
   isScalarType,
   type GraphQLFieldResolver,
   type GraphQLSchema,
-} from 'graphql';
+} from './graphql-js.js';
 import type { GqlContext } from './context.js';
 import { detectionResolvers, sightingResolvers, soundscapeResolvers } from './resolvers/detection.js';
 import { queryResolvers } from './resolvers/query.js';

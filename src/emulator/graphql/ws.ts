@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from './graphql-js.js';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { EmulatorContext } from '../context.js';
@@ -11,6 +11,9 @@ import { GRAPHQL_PATH } from './http.js';
 
 /** Keep-alive pings so a half-open connection (a station that lost its link) is noticed. */
 const KEEP_ALIVE_MS = 12_000;
+
+/** How long a closing service waits for clients to answer its close frame. */
+const CLOSE_GRACE_MS = 1_000;
 
 /**
  * The subscription transport: the `graphql-ws` protocol (subprotocol
@@ -51,8 +54,13 @@ export function graphqlWebSocket(app: FastifyInstance, emulator: EmulatorContext
 
   app.addHook('preClose', async () => {
     app.server.off('upgrade', onUpgrade);
-    for (const client of wss.clients) client.terminate();
-    await server.dispose();
-    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    // 1001 Going Away tells clients to reconnect later; one that does not answer the close is cut off.
+    for (const client of wss.clients) client.close(1001, 'service shutting down');
+    const cutOff = setTimeout(() => wss.clients.forEach((client) => client.terminate()), CLOSE_GRACE_MS);
+    try {
+      await server.dispose();
+    } finally {
+      clearTimeout(cutOff);
+    }
   });
 }

@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from '../graphql-js.js';
 import type { GqlContext } from '../context.js';
 
 /**

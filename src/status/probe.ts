@@ -1,11 +1,19 @@
+import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
-import { errorCode, errorMessage } from '../errors.js';
+import { redactSecrets, redactUrl } from '../api/redact.js';
+import { VERSION } from '../version.js';
 
 /**
  * A live check of the service for `status` and `doctor`: one cheap authenticated
- * read (today's stats) with a short time limit. It tells apart "the service is
- * unreachable" (network), "reachable but the token is refused" (401/403/404 on the
- * station path) and "reachable but failing" (5xx, HTML from a proxy).
+ * read (today's stats, the uploader's probe too) with a short time limit. It tells
+ * apart "the service is unreachable" (network), "reachable but the token is
+ * refused" (401/403/404 on the station path) and "reachable but failing" (5xx,
+ * HTML from a proxy).
+ *
+ * Sent with node:http rather than the REST client: loading undici costs about as
+ * much CPU as all the rest of `status --json` (whose budget is 200 ms on a Pi), and
+ * one GET needs none of the client's pooling or retries. The request is the
+ * client's `probe()`: `GET {baseUrl}/api/v1/stations/{token}/stats`.
  */
 export interface ServiceProbe {
   /** False when the probe was not sent (`--offline`, no token); `skipped` says why. */
@@ -27,36 +35,100 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 /** Statuses of a station path that mean "this token is not accepted". */
 const TOKEN_REFUSED = new Set([401, 403, 404]);
 
-export async function probeService(
-  config: Config,
-  options: { timeoutMs?: number } = {},
-): Promise<ServiceProbe> {
+/** Enough of a body to read `success` and a message; a stats answer is tiny. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+export async function probeService(config: Config, options: { timeoutMs?: number } = {}): Promise<ServiceProbe> {
   const baseUrl = config.service.baseUrl;
   const base: ServiceProbe = { checked: false, skipped: null, baseUrl, reachable: null, tokenValid: null, status: null, latencyMs: null, error: null };
   const token = config.service.token;
   if (!token) return { ...base, skipped: 'no station token configured (service.token, service.tokenFile or STATION_AGENT_TOKEN)' };
 
+  const url = new URL(baseUrl);
+  const path = `${url.pathname.replace(/\/+$/, '')}/api/v1/stations/${encodeURIComponent(token)}/stats`;
+  const shown = `GET ${redactUrl(`${url.origin}${path}`, token)}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
-  const { createServiceClient, HttpStatusError } = await import('../api/index.js');
-  const client = createServiceClient({ baseUrl, token, timeoutMs, connectTimeoutMs: timeoutMs, connections: 1 });
   const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const checked = { ...base, checked: true };
   try {
-    await client.probe({ timeoutMs });
-    return { ...base, checked: true, reachable: true, tokenValid: true, status: 200, latencyMs: elapsed(started) };
-  } catch (err) {
-    const error = { code: errorCode(err), message: errorMessage(err) };
-    if (err instanceof HttpStatusError) {
-      const refused = TOKEN_REFUSED.has(err.status) && !err.html;
-      return { ...base, checked: true, reachable: true, tokenValid: refused ? false : null, status: err.status, latencyMs: elapsed(started), error };
+    const { status, body, html } = await get(url, path, timeoutMs);
+    const latencyMs = elapsed();
+    const message = serverMessage(body);
+    if (status >= 200 && status < 300) {
+      if (!html && isObject(body) && body.success === true) return { ...checked, reachable: true, tokenValid: true, status, latencyMs };
+      return { ...checked, reachable: true, status, latencyMs, error: { code: 'ERR_SERVICE_REJECTED', message: `HTTP ${status} without a JSON answer (${shown})` } };
     }
-    // A 2xx the client could not read (ServiceRejectedError) still proves the service answered.
-    const answered = error.code === 'ERR_SERVICE_REJECTED';
-    return { ...base, checked: true, reachable: answered, tokenValid: null, latencyMs: elapsed(started), error };
-  } finally {
-    await client.close();
+    const detail = `HTTP ${status}${html ? ' (HTML page instead of JSON)' : ''}${message ? `: ${message}` : ''} (${shown})`;
+    const refused = TOKEN_REFUSED.has(status) && !html;
+    return {
+      ...checked,
+      reachable: true,
+      tokenValid: refused ? false : null,
+      status,
+      latencyMs,
+      error: { code: 'ERR_HTTP_STATUS', message: redactSecrets(detail, token) },
+    };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const message = e.code === 'ETIMEDOUT' ? `no answer within ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
+    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactSecrets(`${message} (${shown})`, token) } };
   }
 }
 
-function elapsed(started: number): number {
-  return Math.round(performance.now() - started);
+interface Answer {
+  status: number;
+  body: unknown;
+  html: boolean;
+}
+
+async function get(url: URL, path: string, timeoutMs: number): Promise<Answer> {
+  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<Answer>((resolve, reject) => {
+    const req = transport.request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        path,
+        method: 'GET',
+        headers: { accept: 'application/json', 'user-agent': `station-agent/${VERSION}` },
+        timeout: timeoutMs,
+      },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const html = /^\s*</.test(text) || /text\/html/i.test(res.headers['content-type'] ?? '');
+          let body: unknown = null;
+          try {
+            body = html ? null : JSON.parse(text);
+          } catch {
+            body = null;
+          }
+          resolve({ status: res.statusCode ?? 0, body, html });
+        });
+        res.on('error', reject);
+      },
+    );
+    // One deadline for the whole exchange, as the uploader's probe has.
+    const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function serverMessage(body: unknown): string | undefined {
+  return isObject(body) && typeof body.message === 'string' ? body.message : undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

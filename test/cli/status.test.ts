@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { html, startServer, startSilentTcp } from '../api/test-server.js';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { fail, openTestQueue, seed, setMeta, upload } from './seed.js';
@@ -153,6 +154,28 @@ describe('station-agent status', () => {
     const result = await runCli(['status', '--json', '--config', config, '--timeout', '1000'], { env: { STATION_AGENT_BASE_URL: url } });
     expect(result.code).toBe(0);
     expect(parseJson(result).service).toMatchObject({ checked: true, reachable: false, tokenValid: null });
+  });
+
+  it('tells a failing service (HTML 502 from a proxy) from a refused token, and a silent one from both', async () => {
+    const proxy = await startServer(html(502, '<html><body>Bad Gateway</body></html>'));
+    try {
+      const result = await runCli(['status', '--json', '--config', config], { env: { STATION_AGENT_BASE_URL: proxy.url } });
+      expect(result.code).toBe(0);
+      const service = parseJson(result).service;
+      expect(service).toMatchObject({ reachable: true, tokenValid: null, status: 502 });
+      expect(service.error.message).toContain('HTML page instead of JSON');
+      expect(service.error.message).toContain('/stations/<redacted>/stats');
+      expect(proxy.requests[0].url).toBe(`/api/v1/stations/${TOKEN}/stats`);
+    } finally {
+      await proxy.close();
+    }
+    const silent = await startSilentTcp();
+    try {
+      const result = await runCli(['status', '--json', '--timeout', '500', '--config', config], { env: { STATION_AGENT_BASE_URL: `http://127.0.0.1:${silent.port}` } });
+      expect(parseJson(result).service).toMatchObject({ reachable: false, tokenValid: null, error: { message: expect.stringContaining('no answer within 500 ms') } });
+    } finally {
+      await silent.close();
+    }
   });
 
   it('shows an empty queue without creating one when the daemon never ran', async () => {

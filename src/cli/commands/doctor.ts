@@ -22,8 +22,9 @@ export function registerDoctorCommand(program: Command): void {
       `
 Every check prints PASS, WARN, FAIL or SKIP with what it found, and a hint when it
 did not pass. Exit code 1 when a check failed, 3 when the config itself is invalid
-(then nothing else is checked). Run it as the agent's user to check its permissions:
-  sudo -u station-agent station-agent doctor
+(then nothing else is checked). Run it as the agent's user (User= of its systemd
+unit) to check that user's permissions, e.g.:
+  sudo -u pi station-agent doctor
 ${examples('station-agent doctor', 'station-agent doctor --offline --config ./config.json', 'station-agent doctor --json | jq \'.checks[] | select(.status == "fail")\'')}`,
     )
     .action(async (flags: DoctorFlags) => {

@@ -117,7 +117,7 @@ async function inotifyCheck(scan: InputScan): Promise<CheckResult> {
 export async function spoolCheck(config: Config): Promise<CheckResult> {
   const dir = config.dataDir;
   const title = 'spool writable (dataDir)';
-  const hint = `create it for the agent's user: sudo install -d -o station-agent -g station-agent ${dir}`;
+  const hint = `create it for the agent's user (User= of its systemd unit, e.g. pi): sudo install -d -o pi -g pi ${dir}`;
   try {
     const s = await stat(dir);
     if (!s.isDirectory()) return result('spool', title, 'fail', `${dir} is not a folder`, 'set dataDir to a folder');
@@ -143,7 +143,7 @@ export async function spoolCheck(config: Config): Promise<CheckResult> {
     }
     return result('spool', title, 'pass', `${dir}: a file was written and synced`);
   } catch (err) {
-    return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, `${hint}; run doctor as the agent's user (sudo -u station-agent station-agent doctor)`);
+    return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, `${hint}; run doctor as the agent's user (sudo -u pi station-agent doctor)`);
   } finally {
     await rm(probe, { force: true });
   }

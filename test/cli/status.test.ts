@@ -29,6 +29,9 @@ describe('station-agent status', () => {
     upload(q, 'detection', detectionIds[0], 3_200_000_001);
     fail(q, 'detection', detectionIds[1]);
     setMeta(q, 'lastSuccessAt', Date.parse('2025-05-01T04:10:00Z'));
+    setMeta(q, 'pauseReasons', {
+      station: { reason: 'token-rejected', code: 'ERR_HTTP_STATUS', message: 'HTTP 403 : Access denied', since: Date.parse('2025-05-01T04:20:00Z') },
+    });
     setMeta(q, 'station', {
       record: {
         id: 42,
@@ -62,6 +65,8 @@ describe('station-agent status', () => {
     expect(report.queue.detections).toEqual({ pending: 4, sending: 0, unknown: 0, uploaded: 1, failed: 1, dropped: 0 });
     expect(report.queue.oldestPendingAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(report.uploads.lastSuccessAt).toBe('2025-05-01T04:10:00.000Z');
+    // No daemon: the pause reasons the uploader stored durably.
+    expect(report.uploads.paused).toEqual([{ scope: 'station', reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: '2025-05-01T04:20:00.000Z' }]);
     expect(report.service).toMatchObject({ checked: true, reachable: true, tokenValid: true, status: 200 });
     expect(report.station.record).toMatchObject({ id: 42, name: 'Garden' });
     expect(report.daemon.state).toBe('stopped');
@@ -133,6 +138,21 @@ describe('station-agent status', () => {
       expect(json.daemon.state).toBe('stopped');
       expect(json.daemon.detail).toContain('not running');
       expect(json.uploads.circuit).toBeNull();
+    } finally {
+      const q2 = openTestQueue(dataDir);
+      q2.db.prepare('DELETE FROM meta WHERE key = ?').run(RUNTIME_META_KEY);
+      q2.close();
+    }
+  });
+
+  it('says the daemon is not responding when its process lives but its snapshot is stale', async () => {
+    const q = openTestQueue(dataDir);
+    setMeta(q, RUNTIME_META_KEY, { pid: process.pid, startedAt: Date.now() - 7_200_000, updatedAt: Date.now() - 600_000 });
+    q.close();
+    try {
+      const json = parseJson(await runCli(['status', '--json', '--offline', '--config', config]));
+      expect(json.daemon.state).toBe('not-responding');
+      expect(json.daemon.detail).toMatch(/snapshot is \d+s old/);
     } finally {
       const q2 = openTestQueue(dataDir);
       q2.db.prepare('DELETE FROM meta WHERE key = ?').run(RUNTIME_META_KEY);

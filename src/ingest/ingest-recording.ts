@@ -75,7 +75,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const audioPath = input.spooledAudio ?? input.audioPath;
   const audio = audioPath ? await inspectAudio(audioPath) : null;
   if (audio?.kind === 'not-ready') return { status: 'not-ready', reason: audio.reason };
-  if (audio?.kind === 'invalid') problems.push(audio.message);
+  if (audio?.kind === 'invalid' || audio?.kind === 'missing') problems.push(audio.message);
   const audioOk = audio?.kind === 'wav' || audio?.kind === 'flac' ? audio : null;
 
   const nameForTime = input.audioPath ?? parsed.audioFileName ?? input.resultPath;
@@ -107,20 +107,29 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const existing = findRecordingBySourceKey(ctx.queue, sourceKey);
   let spoolPath: string | null = existing?.spoolPath ?? null;
   let audioState: 'spooled' | 'none' | 'existing' = existing ? 'existing' : 'none';
+  let audioGone = false;
   if (!existing && audioOk && audioPath) {
     try {
       spoolPath = await spoolAudio(ctx, audioPath, Boolean(input.spooledAudio), sourceKey, audioOk.kind);
       audioState = spoolPath ? 'spooled' : 'none';
       if (!spoolPath) problems.push(`${audioPath}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
     } catch (err) {
-      if (!(err instanceof DiskFullError)) throw err;
-      problems.push(`${err.message}; detections go without a soundscape`);
+      if (err instanceof DiskFullError) {
+        problems.push(`${err.message}; detections go without a soundscape`);
+      } else if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await stat(audioPath).catch(() => null))) {
+        // Deleted between reading its header and taking it (the analyzer cleaning up):
+        // as if it had never been there, rather than losing the detections with the file.
+        problems.push(`${audioPath}: audio deleted before it could be spooled; detections go without a soundscape`);
+        audioGone = true;
+      } else {
+        throw err;
+      }
     }
   } else if (existing && input.spooledAudio) {
     await rm(input.spooledAudio, { force: true });
   }
 
-  const recording: NewRecording | null = audioOk || existing
+  const recording: NewRecording | null = (audioOk && !audioGone) || existing
     ? {
         sourceKey,
         sourcePath: audioPath ?? input.resultPath,
@@ -174,7 +183,7 @@ async function inspectAudio(file: string): Promise<AudioInspection> {
       return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
     }
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'missing', message: `${file}: audio deleted before it could be spooled` };
+    if (code === 'ENOENT') return { kind: 'missing', message: `${file}: audio deleted before it could be spooled; detections go without a soundscape` };
     return { kind: 'invalid', message: `${file}: ${errorMessage(err)}` };
   }
 }

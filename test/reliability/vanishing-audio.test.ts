@@ -1,0 +1,91 @@
+import { unlinkSync } from 'node:fs';
+import type * as fsPromises from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { buildWav } from '../helpers/wav-writer.js';
+import { sidecar, writeAtomically, type ExpectedRecording } from './support/backlog.js';
+import { EXACTLY_ONCE, exactlyOnce, serviceHoldings } from './support/exactly-once.js';
+import { waitFor } from './support/soak.js';
+
+/**
+ * Scenario 5 (bad input), the file that vanishes mid-read: the analyzer (or a
+ * clean-up script) deletes the audio while the agent is ingesting it. A real race
+ * cannot be timed in a test, so the deletion is done at the file system edge, at the
+ * exact moment: the audio is unlinked just before the agent opens it to read its
+ * header, or just before it links it into the spool. Either way the detections must
+ * still be queued and uploaded (without a soundscape), with a message naming the audio.
+ */
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof fsPromises>();
+  const vanish = (file: unknown, prefix: string) => {
+    if (typeof file === 'string' && path.basename(file).startsWith(prefix) && file.endsWith('.wav')) {
+      try {
+        unlinkSync(file);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  const open: typeof real.open = (file, ...rest) => {
+    vanish(file, 'vanish-at-read');
+    return real.open(file, ...rest);
+  };
+  const link: typeof real.link = (existing, target) => {
+    vanish(existing, 'vanish-at-spool');
+    return real.link(existing, target);
+  };
+  return { ...real, open, link, default: { ...real, open, link } };
+});
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+describe('bad input: the audio vanishes while the agent ingests it', () => {
+  it('queues and uploads the detections without a soundscape, and says which audio vanished', async () => {
+    world = await createAgentWorld({ config: { upload: { noSoundscapeAfterSec: 1 } } });
+    const base = Date.parse('2025-06-01T05:00:00Z');
+    const recs: ExpectedRecording[] = ['vanish-at-read', 'vanish-at-spool', 'stays'].map((name, i) => ({
+      base: name,
+      startMs: base + i * 60_000,
+      durationS: 3,
+      detections: [0, 3].map((s) => ({
+        timestampMs: base + i * 60_000 + s * 1000,
+        scientificName: s === 0 ? 'Turdus merula' : 'Parus major',
+        commonName: s === 0 ? 'Eurasian Blackbird' : 'Great Tit',
+        startS: s,
+        endS: s + 3,
+        confidence: 0.9,
+      })),
+    }));
+    for (const rec of recs) {
+      writeAtomically(path.join(world.inputDir, `${rec.base}.wav`), buildWav({ frames: 3 * 16_000 }).bytes);
+      writeAtomically(path.join(world.inputDir, `${rec.base}.detections.json`), sidecar(rec));
+    }
+    await world.startAgent();
+    const counts = await waitFor(
+      'every detection uploaded',
+      () => {
+        const c = world!.counts();
+        return c.detections.uploaded === 6 ? c : undefined;
+      },
+      20_000,
+      () => `${JSON.stringify(world!.counts())}\n${world!.logLines.filter((l) => !l.includes('"level":20')).join('\n')}`,
+    );
+    expect(counts.recordings.uploaded).toBe(1);
+    const held = await serviceHoldings(world.client);
+    expect(exactlyOnce(recs, held, { withoutSoundscape: new Set(['vanish-at-read', 'vanish-at-spool']) })).toEqual(EXACTLY_ONCE);
+
+    const warnings = world.logLines.map((l) => JSON.parse(l) as { level: number; msg: string; file?: string }).filter((r) => r.level === 40);
+    for (const name of ['vanish-at-read', 'vanish-at-spool']) {
+      const wav = path.join(world.inputDir, `${name}.wav`);
+      expect(
+        warnings.some((r) => r.file === path.join(world!.inputDir, `${name}.detections.json`) && r.msg.startsWith(`${wav}: audio deleted before it could be spooled`)),
+        `a warning naming ${wav}:\n${world.logLines.join('\n')}`,
+      ).toBe(true);
+    }
+  });
+});

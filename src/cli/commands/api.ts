@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { ApiFlags } from './api-actions.js';
+import { registerGraphqlApiCommands } from './api-graphql.js';
 import { apiOption as o } from './api-options.js';
 import { adminTokenFileOption, stationIdOption } from './support/client.js';
 import { configOption, examples, integerIn, jsonOption } from './support/options.js';
@@ -131,4 +132,6 @@ ${examples(
     .addOption(new Option('--fields <list>', 'only these species fields, comma-separated (e.g. id,commonName,imageUrl)'))
     .addHelpText('after', examples('station-agent api species-lookup "Pica pica_Eurasian Magpie" "Turdus merula_Eurasian Blackbird"', 'station-agent api species-lookup "Pica pica_Eurasian Magpie" --fields id,imageUrl --json'))
     .action(async (names: string[], flags: ApiFlags) => (await actions()).speciesLookupAction(names, flags));
+
+  registerGraphqlApiCommands(api);
 }

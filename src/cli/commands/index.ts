@@ -8,6 +8,7 @@ import { registerIngestCommand } from './ingest.js';
 import { registerQueueCommand } from './queue.js';
 import { registerRunCommand } from './run.js';
 import { registerStatusCommand } from './status.js';
+import { registerWatchCommand } from './watch.js';
 
 /**
  * Every command of the CLI, in the order `--help` lists them. Each module registers
@@ -22,6 +23,7 @@ export const COMMANDS: RegisterCommand[] = [
   registerDemoCommand,
   registerIngestCommand,
   registerApiCommand,
+  registerWatchCommand,
   registerDoctorCommand,
   registerEmulatorCommand,
 ];

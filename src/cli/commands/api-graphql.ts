@@ -1,0 +1,112 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { STATION_TYPES } from '../../api/types.js';
+import { idList, type StationScopeFlags } from './graphql-support.js';
+import { configOption, examples, integerIn, jsonOption, listOf } from './support/options.js';
+
+/**
+ * The GraphQL reads of `station-agent api`: `api graphql` (any query, for scripts),
+ * and `api top-species` / `api counts` built on the `topSpecies` and `counts`
+ * queries. They go to `service.graphqlUrl` and need no token (GraphQL reads are
+ * public); the station token is used only to learn this station's id when no
+ * config sync has stored it yet.
+ */
+
+export const GRAPHQL_PERIODS = ['day', 'week', 'month', 'year', 'all'] as const;
+export type GraphqlPeriod = (typeof GRAPHQL_PERIODS)[number];
+
+export interface GraphqlQueryFlags {
+  config?: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+export interface GraphqlReadFlags extends StationScopeFlags {
+  config?: string;
+  json?: boolean;
+  period?: GraphqlPeriod;
+  from?: string;
+  to?: string;
+  speciesId?: string;
+  stationType?: string[];
+  limit?: number;
+  offset?: number;
+}
+
+function jsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a JSON object such as '{"first": 10}', got "${value}".`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object.');
+  return parsed as Record<string, unknown>;
+}
+
+function day(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) || Number.isNaN(Date.parse(value))) {
+    throw new InvalidArgumentError(`expected a date YYYY-MM-DD (a whole UTC day), got "${value}".`);
+  }
+  return value.trim();
+}
+
+function scoped(cmd: Command): Command {
+  return cmd
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .addOption(new Option('--period <period>', `${GRAPHQL_PERIODS.join(', ')}: the last one of these, or all (default: day, the last 24 hours)`).choices(GRAPHQL_PERIODS))
+    .addOption(new Option('--from <date>', 'first UTC day (YYYY-MM-DD, inclusive); overrides --period').argParser(day))
+    .addOption(new Option('--to <date>', 'last UTC day (YYYY-MM-DD, inclusive); overrides --period').argParser(day))
+    .addOption(new Option('--station-id <ids>', 'these stations (numeric or GraphQL ids, comma-separated) instead of this one').argParser(idList))
+    .addOption(new Option('--all-stations', 'every station'))
+    .addOption(new Option('--station-type <list>', `only stations of these types: ${STATION_TYPES.join(', ')}`).argParser(listOf(STATION_TYPES)))
+    .addOption(new Option('--species-id <id>', 'only this species (numeric or GraphQL id)'));
+}
+
+const actions = () => import('./api-graphql-actions.js');
+
+/** Adds `graphql`, `top-species` and `counts` to `station-agent api`. */
+export function registerGraphqlApiCommands(api: Command): void {
+  api
+    .command('graphql')
+    .description('send one GraphQL query to the service and print its JSON answer')
+    .addOption(configOption())
+    .requiredOption('--query <query>', 'the query text, @file to read it from a file, or - for stdin')
+    .addOption(new Option('--variables <json>', 'variables as a JSON object').argParser(jsonObject))
+    .addOption(new Option('--operation-name <name>', 'which operation of the document to run'))
+    .addHelpText(
+      'after',
+      `
+Prints the whole answer, {"data": ..., "errors": [...]}, as JSON; exits 1 when it has
+errors. Subscriptions are not sent this way: see station-agent watch.
+${examples(
+  'station-agent api graphql --query \'{ stations { totalCount nodes { id name } } }\'',
+  'station-agent api graphql --query @top.graphql --variables \'{"limit": 5}\'',
+  'station-agent api graphql --query \'{ counts { detections species } }\' | jq .data.counts',
+)}`,
+    )
+    .action(async (flags: GraphqlQueryFlags) => (await actions()).graphqlAction(flags));
+
+  scoped(api.command('top-species').description("species with the most detections (this station's by default)"))
+    .addOption(new Option('--limit <n>', 'how many, 1 to 100 (default 10)').argParser(integerIn(1, 100)))
+    .addOption(new Option('--offset <n>', 'skip this many first').argParser(integerIn(0, 2_147_483_647)))
+    .addHelpText(
+      'after',
+      `
+Counts only detections meeting each station's own minimum confidence, probability and
+score (the service's public view).
+${examples('station-agent api top-species', 'station-agent api top-species --period week --limit 20', 'station-agent api top-species --all-stations --period month --json')}`,
+    )
+    .action(async (flags: GraphqlReadFlags) => (await actions()).topSpeciesAction(flags));
+
+  scoped(api.command('counts').description("detections, species and stations in a period (this station's by default)"))
+    .addHelpText(
+      'after',
+      `
+Counts only detections meeting each station's own minimums; "analyzer" counts the
+sightings of the analyzer's phone app in the period, whatever the station filters.
+${examples('station-agent api counts', 'station-agent api counts --period year --json', 'station-agent api counts --all-stations --station-type puc,analyzerpi')}`,
+    )
+    .action(async (flags: GraphqlReadFlags) => (await actions()).countsAction(flags));
+}

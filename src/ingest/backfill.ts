@@ -69,7 +69,11 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
       if (outcome.newDetections === 0) skip(file, 'already queued');
       for (const problem of outcome.problems) log.warn(problem);
     } else if (outcome.status === 'no-detections') {
-      skip(file, `no detection at or above input.minConfidence ${options.config.input.minConfidence} (${outcome.below} below)`);
+      // Rows that could not be read (an unresolvable common name, a garbage row) say more than "nothing above the threshold".
+      const why = outcome.below === 0 && outcome.problems.length > 0
+        ? `no readable detection: ${outcome.problems[0]}${outcome.problems.length > 1 ? ` (and ${outcome.problems.length - 1} more)` : ''}`
+        : `no detection at or above input.minConfidence ${options.config.input.minConfidence} (${outcome.below} below)`;
+      skip(file, why);
     } else if (outcome.status === 'error') {
       if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: outcome.message });
     } else {

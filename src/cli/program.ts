@@ -10,7 +10,8 @@ export type RegisterCommand = (program: Command) => void;
 export function exitCodeFor(err: unknown): number {
   const code = errorCode(err);
   if (code === 'ERR_CONFIG_INVALID') return EXIT.CONFIG;
-  if (code.startsWith('ERR_QUEUE')) return EXIT.QUEUE;
+  // Only the database itself being unusable is exit 5; a missing or refused item is an ordinary failure.
+  if (code === 'ERR_QUEUE') return EXIT.QUEUE;
   if (
     code === 'ERR_NETWORK_BEFORE_SEND' ||
     code === 'ERR_OUTCOME_UNKNOWN' ||

@@ -47,6 +47,7 @@ export class InputWatcher {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private readonly pending = new Map<string, Pending>();
+  private readonly undecodable = new Set<string>();
   private rescanning: Promise<void> | null = null;
   private closed = false;
   private ready = false;
@@ -141,6 +142,7 @@ export class InputWatcher {
     try {
       st = await stat(file);
     } catch {
+      this.reportUndecodableName(file);
       this.vanished(file);
       return;
     }
@@ -152,6 +154,17 @@ export class InputWatcher {
     }
     this.pending.delete(file);
     this.opts.onStable(file, st);
+  }
+
+  /**
+   * A name that is not valid UTF-8 reaches us with U+FFFD in place of the bad bytes,
+   * and no file has that name: the file can never be read. Said once, naming it, so
+   * the operator can rename it (otherwise it would look like a file that vanished).
+   */
+  private reportUndecodableName(file: string): void {
+    if (!file.includes('\uFFFD') || this.undecodable.has(file)) return;
+    this.undecodable.add(file);
+    this.opts.onError?.(new Error(`cannot read ${file}: its name is not valid UTF-8 (shown with \uFFFD); rename the file to take it in`));
   }
 
   private vanished(file: string): void {
@@ -182,6 +195,7 @@ export class InputWatcher {
         try {
           st = await stat(full);
         } catch {
+          this.reportUndecodableName(full);
           continue;
         }
         if (!this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);

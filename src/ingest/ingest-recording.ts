@@ -199,7 +199,8 @@ async function recordingStart(
     const at = new Date(parsed.recordingStart);
     if (!Number.isNaN(at.getTime())) return { date: at, source: 'sidecar' };
   }
-  const byName = recordingStartFromName(path.basename(name), zone);
+  // A result file without audio: its base name is the audio's (pairing is by base name).
+  const byName = recordingStartFromName(path.basename(name), zone) ?? recordingStartFromName(`${baseOf(name)}.wav`, zone);
   if (byName) return { date: byName, source: 'filename' };
   if (audio?.kind === 'wav') {
     const byMeta = recordingStartFromMetadata({ comment: audio.info.comment, guano: audio.info.guano }, zone);

@@ -19,12 +19,20 @@ export function detectionEvents(
   let done = false;
 
   const listener = (detection: DetectionRecord) => {
-    if (done || !accept(detection)) return;
+    if (done || !accepts(detection)) return;
     const resolve = waiting.shift();
     if (resolve) resolve({ value: detection, done: false });
     else {
       buffer.push(detection);
       if (buffer.length > SUBSCRIBER_BUFFER) buffer.shift();
+    }
+  };
+  // The listener runs inside the REST request that stored the detection: nothing may escape into it.
+  const accepts = (detection: DetectionRecord): boolean => {
+    try {
+      return accept(detection);
+    } catch {
+      return false;
     }
   };
   events.on('detection', listener);

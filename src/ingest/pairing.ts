@@ -198,8 +198,10 @@ export class Pairing {
         this.opts.recheck(file, 5_000);
         return;
       }
-      // The audio never completed: queue the detections without it.
+      // The audio never completed: queue the detections without it, and say which audio.
+      const reason = outcome.reason;
       outcome = await ingestRecording(this.opts.ctx, { resultPath: file });
+      if ('problems' in outcome) outcome.problems.push(`${reason}; still incomplete after waiting for it, detections go without a soundscape`);
     }
     this.waitingSince.delete(file);
     this.opts.onOutcome?.(file, outcome);

@@ -1,6 +1,10 @@
 import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { ingestPaths } from '../../src/ingest/backfill.js';
 import { openQueue } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { fixture } from '../helpers/paths.js';
@@ -199,4 +203,36 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
         `${counts.detections.failed} failed (unknown species), ${REJECTED_FILES.length} files refused, 5 bad rows reported, truncated WAV waiting`,
     );
   }, 40_000);
+
+  it('a truncated WAV whose result waited long enough: its detections go without a soundscape, with a warning naming the WAV (backfill, which does not wait)', async () => {
+    world = await createAgentWorld({ config: { upload: { noSoundscapeAfterSec: 1 } } });
+    const rec: ExpectedRecording = {
+      base: 'truncated',
+      startMs: Date.parse('2025-06-01T05:30:00Z'),
+      durationS: 3,
+      detections: [{ timestampMs: Date.parse('2025-06-01T05:30:00Z'), scientificName: 'Turdus merula', commonName: 'Eurasian Blackbird', startS: 0, endS: 3, confidence: 0.9 }],
+    };
+    const wav = path.join(world.inputDir, 'truncated.wav');
+    writeAtomically(wav, buildWav({ frames: 3 * 16_000 }).bytes.subarray(0, 5_000));
+    writeAtomically(path.join(world.inputDir, 'truncated.detections.json'), sidecar(rec));
+
+    // `station-agent ingest` (backfill): the same pairing, without the wait for audio still being written.
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, cb) => (lines.push(chunk.toString()), cb()) }));
+    const { config } = await loadConfig({ path: world.configPath, env: {} });
+    const q = openQueue(path.join(world.dataDir, 'queue.db'));
+    try {
+      const result = await ingestPaths({ config, queue: q, paths: [world.inputDir], log });
+      expect(result).toMatchObject({ recordings: 1, detections: 1, errors: [] });
+    } finally {
+      q.close();
+    }
+    const warnings = lines.map((l) => JSON.parse(l) as LogRecord).filter((r) => r.level === 40);
+    expect(warnings.some((r) => r.msg.startsWith(`${wav}: `) && r.msg.endsWith('still incomplete after waiting for it, detections go without a soundscape')), lines.join('')).toBe(true);
+
+    await world.startAgent();
+    await waitFor('the detection uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 10_000);
+    expect(exactlyOnce([rec], await serviceHoldings(world.client), { withoutSoundscape: new Set(['truncated']) })).toEqual(EXACTLY_ONCE);
+  });
 });
+

@@ -109,7 +109,7 @@ describe('station-agent watch', () => {
     const lines = w.stdout().trim().split('\n').map((l) => JSON.parse(l) as { id: string });
     expect(lines.map((d) => d.id)).toEqual([gid('Detection', first), gid('Detection', second)]);
     expect(lines[1]).toMatchObject({ species: { commonName: 'European Robin', scientificName: 'Erithacus rubecula' }, station: { name: 'Station 1' } });
-    expect(w.stderr()).toMatch(/watching detections of this station \(\d+\)/);
+    expect(w.stderr()).toMatch(/^watching detections of this station \(\d+\) \(Ctrl-C to stop\)\n$/);
     expect(w.stdout() + w.stderr()).not.toContain(TOKEN);
   }, 60_000);
 

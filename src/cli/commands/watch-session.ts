@@ -121,6 +121,8 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
   const [{ createClient }, { default: WebSocket }] = await Promise.all([import('graphql-ws'), import('ws')]);
 
   let connectedBefore = false;
+  let connected = false;
+  let stopping = false;
   let seen = 0;
   const client: Client = createClient({
     url: webSocketUrl(graphqlUrl),
@@ -139,9 +141,13 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
       connected: () => {
         out.note(connectedBefore ? 'watch: reconnected (detections of the gap are not replayed)' : `${describe(flags, stationIds)} (Ctrl-C to stop)`);
         connectedBefore = true;
+        connected = true;
       },
       closed: (event) => {
-        if (!connectedBefore) return;
+        // Failed reconnection attempts are reported by retryWait's line; only a lost connection is news.
+        const wasConnected = connected;
+        connected = false;
+        if (!wasConnected || stopping) return;
         const { code, reason } = event as { code?: number; reason?: string };
         out.note(`watch: connection to ${graphqlUrl} lost (${code ?? '?'}${reason ? ` ${reason}` : ''})`);
       },
@@ -170,6 +176,7 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
     const onSignal = () => stop();
     stop = (err?: Error) => {
       stop = () => {};
+      stopping = true;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       unsubscribe();

@@ -1,13 +1,9 @@
-import { pino } from 'pino';
-import { startDaemon } from '../daemon.js';
 import { errorMessage } from '../errors.js';
-import { createLogger } from '../log/index.js';
-import { queueCounts, type QueueCounts } from '../queue/index.js';
+import type { QueueCounts } from '../queue/index.js';
 import type { UploadOutcome } from '../upload/ports.js';
-import { drainRaw, drainSequential } from './baseline-uploaders.js';
 import { procStatusKb } from './proc.js';
 import { BENCH_TOKEN } from './service-process.js';
-import { buildWorkload, type WorkloadSize } from './workload.js';
+import type { WorkloadSize } from './workload.js';
 
 /**
  * One drain, in a process of its own (`node dist/bench/drain-child.js '<json>'`),
@@ -19,6 +15,9 @@ import { buildWorkload, type WorkloadSize } from './workload.js';
  *   queue seeded beforehand, with an empty input folder; the clock runs from the
  *   call until the last item is reported uploaded.
  * - `raw` / `sequential`: the baselines of baseline-uploaders.ts.
+ *
+ * Each mode imports only what it runs, so a baseline's memory is that of a minimal
+ * uploader, not of one that also loaded the agent.
  */
 export type DrainChildArgs =
   | { mode: 'agent'; configPath: string; logFile: string; expected: number; stallMs: number }
@@ -30,12 +29,20 @@ export interface DrainChildResult {
   elapsedMs: number;
   cpuMs: number;
   vmHwmKb: number | null;
+  /** `process.memoryUsage()` in MB when the drain ended: where the peak went (V8 heap, buffers). */
+  memoryMb: Record<string, number>;
   /** Outcomes other than uploaded (agent). */
   failures: Partial<Record<UploadOutcome, number>>;
   counts?: QueueCounts;
 }
 
-async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs'>> {
+async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs' | 'memoryMb'>> {
+  const [{ pino }, { startDaemon }, { createLogger }, { queueCounts }] = await Promise.all([
+    import('pino'),
+    import('../daemon.js'),
+    import('../log/index.js'),
+    import('../queue/index.js'),
+  ]);
   const logger = createLogger({ level: 'info', token: BENCH_TOKEN, destination: pino.destination({ dest: args.logFile, sync: true }) });
   const failures: DrainChildResult['failures'] = {};
   let done = 0;
@@ -76,7 +83,8 @@ async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Pro
   return { mode: 'agent', items: done, elapsedMs, failures, counts };
 }
 
-async function drainBaseline(args: Extract<DrainChildArgs, { mode: 'raw' | 'sequential' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs'>> {
+async function drainBaseline(args: Extract<DrainChildArgs, { mode: 'raw' | 'sequential' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs' | 'memoryMb'>> {
+  const [{ drainRaw, drainSequential }, { buildWorkload }] = await Promise.all([import('./baseline-uploaders.js'), import('./workload.js')]);
   const work = buildWorkload(args.size);
   const target = { url: args.url, token: BENCH_TOKEN, flac: args.flac };
   const started = performance.now();
@@ -89,7 +97,8 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage();
   const result = args.mode === 'agent' ? await drainAgent(args) : await drainBaseline(args);
   const used = process.cpuUsage(cpu);
-  const out: DrainChildResult = { ...result, cpuMs: (used.user + used.system) / 1000, vmHwmKb: procStatusKb('self', 'VmHWM') };
+  const memoryMb = Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round(v / 1024 / 102.4) / 10]));
+  const out: DrainChildResult = { ...result, cpuMs: (used.user + used.system) / 1000, vmHwmKb: procStatusKb('self', 'VmHWM'), memoryMb };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

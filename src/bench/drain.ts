@@ -25,6 +25,8 @@ export interface DrainRun {
   itemsPerSec: number;
   cpuSec: number;
   peakRssMb: number | null;
+  /** `process.memoryUsage()` at the end of the drain, MB. */
+  memoryMb: Record<string, number>;
   /** The disk's fsync time measured just before this drain (the agent commits twice per item). */
   fsyncMs: number;
   atService: { soundscapes: number; detections: number };
@@ -67,6 +69,7 @@ export async function runDrain(options: BenchOptions, dir: string, log: (line: s
         itemsPerSec: result.items / (result.elapsedMs / 1000),
         cpuSec: result.cpuMs / 1000,
         peakRssMb: result.vmHwmKb == null ? null : result.vmHwmKb / 1024,
+        memoryMb: result.memoryMb,
         fsyncMs,
         atService,
       };

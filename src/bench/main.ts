@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
@@ -61,18 +61,19 @@ async function main(): Promise<number> {
     if (!options.keep) rmSync(tmp, { recursive: true, force: true });
   }
   const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  const doc = {
+    tool: 'station-agent bench',
+    version: VERSION,
+    command,
+    startedAt: new Date(started).toISOString(),
+    durationSec: Math.round((Date.now() - started) / 100) / 10,
+    machine,
+    options: { ...options, json: undefined, save: undefined },
+    figures,
+    errors,
+  };
+  if (options.save) writeFileSync(options.save, `${JSON.stringify(doc, null, 2)}\n`);
   if (options.json) {
-    const doc = {
-      tool: 'station-agent bench',
-      version: VERSION,
-      command,
-      startedAt: new Date(started).toISOString(),
-      durationSec: Math.round((Date.now() - started) / 100) / 10,
-      machine,
-      options: { ...options, json: undefined },
-      figures,
-      errors,
-    };
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   } else {
     const lines = [

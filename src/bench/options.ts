@@ -10,6 +10,8 @@ export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
   json: boolean;
+  /** Also write the JSON document to this file (the table still goes to standard output). */
+  save: string | null;
   quick: boolean;
   sections: Section[];
   /** Drain: soundscapes and detections of the backlog. */
@@ -72,6 +74,7 @@ function sections(text: string): Section[] {
 
 interface Flags {
   json?: boolean;
+  save?: string;
   quick?: boolean;
   only?: Section[];
   soundscapes?: number;
@@ -93,6 +96,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const program = new Command('bench')
     .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, memory, idle CPU, status on a large queue')
     .option('--json', 'print one JSON document instead of the table')
+    .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')
     .option('--only <sections>', `comma-separated sections (${SECTIONS.join(', ')})`, sections)
     .option('--soundscapes <n>', 'drain: soundscapes in the backlog (full 1000, quick 40)', whole(1))
@@ -115,6 +119,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const size = f.quick ? QUICK : FULL;
   return {
     json: f.json === true,
+    save: f.save ?? null,
     quick: f.quick === true,
     sections: f.only ?? [...SECTIONS],
     soundscapes: f.soundscapes ?? size.soundscapes,

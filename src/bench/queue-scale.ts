@@ -10,8 +10,8 @@ import { STATION } from './service-process.js';
  * Queue scale: `station-agent status --json --offline` on a queue of many
  * detections (a long outage's backlog: every recording with its FLAC in the
  * spool, 10 detections each, all waiting), timed as a whole process (wall clock,
- * median of `statusRuns`). The CLI's bare start-up (`--version`) is timed the same
- * way for comparison.
+ * median of `statusRuns`). For comparison, timed the same way: `status` where no
+ * queue exists yet (what the queue adds) and the CLI's bare start-up (`--version`).
  */
 const DETECTIONS_PER_RECORDING = 10;
 const BATCH_RECORDINGS = 1_000;
@@ -32,9 +32,15 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
     }
     status.push(ms);
   }
+  const emptyCfg = writeAgentConfig({ dir: path.join(dir, 'empty'), serviceUrl: 'http://127.0.0.1:9' });
+  const empty: number[] = [];
+  for (let i = 0; i < options.statusRuns; i++) empty.push((await timeCli(['status', '--json', '--offline', '--config', emptyCfg.configPath])).ms);
   const startup: number[] = [];
   for (let i = 0; i < options.statusRuns; i++) startup.push((await timeCli(['--version'])).ms);
-  log(`queue: status --json --offline median ${median(status).toFixed(0)} ms (runs ${status.map(Math.round).join(', ')}); --version median ${median(startup).toFixed(0)} ms`);
+  log(
+    `queue: status --json --offline median ${median(status).toFixed(0)} ms (runs ${status.map(Math.round).join(', ')}); ` +
+      `without a queue ${median(empty).toFixed(0)} ms; --version ${median(startup).toFixed(0)} ms`,
+  );
   const label = total.toLocaleString('en-US');
   return [
     figure({
@@ -46,6 +52,7 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
       target: { op: '<=', value: 200 },
       detail: { detections: total, recordings: Math.ceil(total / DETECTIONS_PER_RECORDING), runsMs: status },
     }),
+    figure({ id: 'queue.statusNoQueue', name: 'queue: status --json --offline, no queue file', value: median(empty), unit: 'ms', digits: 0, detail: { runsMs: empty } }),
     figure({ id: 'queue.cliStartup', name: 'queue: CLI start-up alone (--version)', value: median(startup), unit: 'ms', digits: 0, detail: { runsMs: startup } }),
   ];
 }

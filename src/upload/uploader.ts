@@ -53,6 +53,8 @@ export class Uploader {
   private readonly abort = new AbortController();
   private readonly species = new SpeciesIdCache();
   private readonly pauses = new Map<HoldReason, { message: string; since: number; probeAt: number }>();
+  /** Items whose outcome the queue refused to record: still `sending` there, no longer in flight. */
+  private readonly stranded = new Map<string, { kind: ItemKind; id: number }>();
   private readonly now: () => number;
   private running = false;
   private loopDone: Promise<void> | null = null;
@@ -143,6 +145,7 @@ export class Uploader {
   private fill(): number {
     const now = this.now();
     const idle = this.options.probeIntervalMs;
+    this.unstrand(now);
     const hold = this.holdCheck();
     if (hold) {
       this.setHold(hold);
@@ -226,7 +229,13 @@ export class Uploader {
             result.reconciled ? `${kind} already at the service: id adopted` : `${kind} uploaded`,
           );
         },
-        (err: unknown) => this.handleFailure(kind, item, err, started),
+        (err: unknown) => {
+          try {
+            this.handleFailure(kind, item, err, started);
+          } catch (writeErr) {
+            this.strand(kind, item.id, writeErr);
+          }
+        },
       ),
     );
   }
@@ -322,6 +331,32 @@ export class Uploader {
     } finally {
       this.probing = false;
       this.notify();
+    }
+  }
+
+  /**
+   * The queue database refused to record how a send ended (disk full, locked): the
+   * item stays `sending` in the database, where only a restart would find it again.
+   * It is kept here and made `unknown` (reconciled before any new post: the service
+   * may have it) as soon as the database takes writes again.
+   */
+  private strand(kind: ItemKind, id: number, err: unknown): void {
+    this.stranded.set(`${kind}:${id}`, { kind, id });
+    this.log.error(
+      { kind, item: id, err: errorMessage(err) },
+      `${kind} outcome not recorded, the queue database refused the write; it will be reconciled once the database takes writes again`,
+    );
+  }
+
+  private unstrand(now: number): void {
+    for (const [key, { kind, id }] of this.stranded) {
+      try {
+        this.queue.outcomeUnknown(kind, id, { error: 'the outcome of the send could not be recorded', code: 'ERR_OUTCOME_UNKNOWN', nextAttemptAt: now });
+      } catch (err) {
+        // Refused again: the next pass tries again. Moved by an operator meanwhile: theirs.
+        if (!(err instanceof QueueTransitionError)) return;
+      }
+      this.stranded.delete(key);
     }
   }
 

@@ -24,6 +24,12 @@ afterEach(async () => {
   world = undefined;
 });
 
+/** A property of a native statement, its methods bound to it (a proxy as `this` is refused). */
+function passThrough(target: object, prop: string | symbol, receiver: unknown): unknown {
+  const value = Reflect.get(target, prop, receiver) as unknown;
+  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+}
+
 /** Makes the first `times` writes of a service id (markUploaded) per table throw SQLITE_BUSY. */
 function refuseRemoteIdWrites(q: Queue, times: number): { refused: () => Record<string, number> } {
   const refused: Record<string, number> = { recordings: 0, detections: 0 };
@@ -34,7 +40,7 @@ function refuseRemoteIdWrites(q: Queue, times: number): { refused: () => Record<
     if (!table || refused[table] >= times) return statement;
     return new Proxy(statement, {
       get(target, prop, receiver) {
-        if (prop !== 'all' || refused[table] >= times) return Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'all' || refused[table] >= times) return passThrough(target, prop, receiver);
         return () => {
           refused[table]++;
           throw new Database.SqliteError('database is locked', 'SQLITE_BUSY');
@@ -83,4 +89,56 @@ describe('the queue refuses to record an upload the service already stored', () 
     // A refused write may also be the adoption itself (the same statement): then the next reconciliation adopts.
     for (const kind of ['recording', 'detection']) expect(lines.some((l) => l.kind === kind && /id adopted/.test(l.msg))).toBe(true);
   });
+
+  it('the failure cannot be recorded either (the database refuses two writes in a row): the item is not left in sending until a restart', async () => {
+    world = await createAgentWorld({ config: { upload: { concurrency: 1 } } });
+    const expected = planBacklog({ count: 2, startMs: startDaysAgo(1), random: seededRandom(SEED) });
+    writeBacklog(world.inputDir, expected);
+    const daemon = await world.startAgent();
+    const injected = refuseTwoWritesInARow(daemon.queue);
+
+    const want = expectedCounts(expected);
+    const counts = await waitFor(
+      'all uploaded without a restart',
+      () => {
+        const c = world!.counts();
+        return c.recordings.uploaded === want.recordings && c.detections.uploaded === want.detections ? c : undefined;
+      },
+      15_000,
+      () => `${JSON.stringify(world!.counts())}\n${world!.logLines.filter((l) => !l.includes('"level":20')).slice(-20).join('\n')}`,
+    );
+    await world.stopAgent();
+    expect(injected.refused()).toEqual({ recordings: 2, detections: 2 });
+    expect(counts.recordings.failed + counts.detections.failed).toBe(0);
+    expect(exactlyOnce(expected, await serviceHoldings(world.client))).toEqual(EXACTLY_ONCE);
+  });
 });
+
+/**
+ * The first write of a service id per table throws SQLITE_FULL, and so does the next
+ * write to that table (the uploader's record of the failure): a disk that is full for
+ * a moment.
+ */
+function refuseTwoWritesInARow(q: Queue): { refused: () => Record<string, number> } {
+  const refused: Record<string, number> = { recordings: 0, detections: 0 };
+  const original = q.stmt.bind(q);
+  q.stmt = (sql: string) => {
+    const statement = original(sql);
+    const table = /^UPDATE (recordings|detections) SET /.exec(sql)?.[1];
+    if (!table) return statement;
+    const storesId = /remote_id = @p_remote_id/.test(sql);
+    return new Proxy(statement, {
+      get(target, prop, receiver) {
+        const n = refused[table];
+        const refuse = prop === 'all' && ((n === 0 && storesId) || n === 1);
+        if (!refuse) return passThrough(target, prop, receiver);
+        return () => {
+          refused[table]++;
+          throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+        };
+      },
+    });
+  };
+  return { refused: () => refused };
+}
+

@@ -2,5 +2,14 @@
 import { buildProgram, runProgram } from './program.js';
 import { COMMANDS } from './commands/index.js';
 
+// `station-agent ... | head` closes the pipe early: the reader saying "enough", not an
+// error worth a stack trace (this also covers --help, which commander writes itself).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 const code = await runProgram(buildProgram(COMMANDS), process.argv);
 process.exitCode = code;

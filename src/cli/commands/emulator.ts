@@ -74,13 +74,13 @@ export async function runEmulatorCommand(flags: EmulatorFlags, io: EmulatorComma
 }
 
 /**
- * `station-agent emulator`: the local implementation of the service (REST V1),
+ * `station-agent emulator`: the local implementation of the service (REST V1 and GraphQL),
  * for trying a station without a real token, and the target of tests and benchmarks.
  */
 export function registerEmulatorCommand(program: Command): void {
   program
     .command('emulator')
-    .description('run the local service (REST V1) to try a station without a real token')
+    .description('run the local service (REST V1 and GraphQL) to try a station without a real token')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', integerIn(0, 65_535), 0)
     .option('--db <path>', "SQLite file of the service's data (':memory:' keeps nothing)", ':memory:')
@@ -101,7 +101,7 @@ export function registerEmulatorCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Prints "listening on <url>" on stdout once it serves; REST V1 is under <url>/api/v1.
+Prints "listening on <url>" on stdout once it serves; REST V1 is under <url>/api/v1, GraphQL (HTTP and WebSocket) at <url>/graphql.
 Logs go to stderr; tokens are never printed. Stop with Ctrl-C or SIGTERM. With
 --db FILE all data survives a restart (stations, detections, uploaded audio).
 Tokens given with --token are visible to other users in the process list: prefer

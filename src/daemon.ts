@@ -122,6 +122,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       backoff,
       probeIntervalMs: config.upload.probeIntervalSec * 1000,
       noSoundscapeAfterMs: config.upload.noSoundscapeAfterSec * 1000,
+      reconcileDelayMs: 2 * config.service.timeoutMs,
     },
     holdCheck,
     observer,

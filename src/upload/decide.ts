@@ -10,7 +10,8 @@ import { errorCode, errorMessage } from '../errors.js';
  * |-------------------------------------------|-------------------------------------------|
  * | ERR_NETWORK_BEFORE_SEND                   | retry; counts toward the circuit breaker  |
  * | ERR_OUTCOME_UNKNOWN (timeout/reset)       | unknown: reconcile before any new post    |
- * | HTTP 5xx, 408, HTML page instead of JSON  | retry; counts toward the circuit breaker  |
+ * | HTTP 502, 504, an HTML 5xx page (gateway)  | unknown: the service may have stored it   |
+ * | HTTP 500, 408, other HTML page            | retry; counts toward the circuit breaker  |
  * | HTTP 429, 503                             | retry after Retry-After; throttle         |
  * | HTTP 401, 403, 404 on a station path      | pause everything: the token is rejected   |
  * | HTTP 3xx (redirect: baseUrl is wrong)     | pause everything, like a rejected token   |
@@ -70,6 +71,13 @@ function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {
   const base = { code: `HTTP_${status}`, message: err.message };
   if (status === 429 || status === 503) {
     return { action: 'retry', retryAfterMs: err.retryAfterMs, serviceDown: status === 503, throttle: true, ...base };
+  }
+  // A gateway's 502/504 (or any HTML error page from a proxy) says the request went
+  // upstream and no answer came back: the service may well have stored it. Every
+  // request the uploader makes is a create, so this is an unknown outcome, reconciled
+  // before anything is posted again, never a blind retry.
+  if (status === 502 || status === 504 || (err.html && status >= 500)) {
+    return { action: 'unknown', code: base.code, message: base.message };
   }
   // A gateway's HTML page is never the service's verdict on the item itself.
   if (status >= 500 || status === 408 || err.html) {

@@ -21,6 +21,8 @@ export interface SoundscapeCandidate {
   /** ISO 8601 with offset, as posted. */
   timestamp: string;
   durationS: number | null;
+  /** Bytes of the uploaded file: tells apart two streams recorded in the same second. */
+  filesize?: number | null;
 }
 
 export interface DetectionCandidate {
@@ -52,7 +54,9 @@ export async function findSoundscape(
   let cursor: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await api.listSoundscapes({ from, to, limit: PAGE, cursor }, signal);
-    const found = res.soundscapes.find((s) => soundscapeMatches(s, at, item) && !isTaken(s.id));
+    const matches = res.soundscapes.filter((s) => soundscapeMatches(s, at, item) && !isTaken(s.id));
+    // Two analyzerpi streams (RTSP_1, RTSP_2) can start in the same second: the size decides.
+    const found = matches.find((s) => item.filesize != null && Number(s.filesize) === item.filesize) ?? matches[0];
     if (found) return found.id;
     if (res.soundscapes.length < PAGE) return null;
     cursor = res.soundscapes[res.soundscapes.length - 1]?.id;

@@ -27,7 +27,7 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem): Prom
   if (item.reconcile) {
     const found = await findSoundscape(
       ctx.api,
-      { timestamp: item.timestamp, durationS: item.durationS },
+      { timestamp: item.timestamp, durationS: item.durationS, filesize: item.filesize },
       (id) => ctx.queue.isRemoteIdTaken('recording', id),
       ctx.signal,
     );

@@ -18,6 +18,13 @@ export interface UploaderOptions {
   probeIntervalMs: number;
   /** Detections whose audio could not be spooled go without a soundscape after this. */
   noSoundscapeAfterMs: number;
+  /**
+   * The least time between an unknown outcome and the lookup that reconciles it. The
+   * real service goes on storing a request after the client gave up on it, so looking
+   * too soon finds nothing and the re-post duplicates. Default 0 (tests); the daemon
+   * uses twice the request timeout.
+   */
+  reconcileDelayMs?: number;
   now?: () => number;
 }
 
@@ -60,6 +67,7 @@ export class Uploader {
   private loopDone: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private newestFirst = true;
+  private recordingsFirst = true;
   private probing = false;
   private lastSuccessAt: number | null = null;
   private lastError: UploaderStatus['lastError'] = null;
@@ -175,16 +183,24 @@ export class Uploader {
     this.newestFirst = !this.newestFirst;
 
     const soundscapePause = this.pauses.get('soundscape-format-rejected');
-    const recordingsAllowed = !soundscapePause || now >= soundscapePause.probeAt;
+    let recordingBudget = !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
+    // Neither kind starves the other: recordings get at most half the free slots first
+    // (with one free slot, every other fill), detections the rest, and recordings may
+    // then take what detections left unused. A backlog of soundscapes cannot hold back
+    // the detections of today's recordings, nor the reverse.
+    const recordingShare = slots === 1 ? (this.recordingsFirst ? 1 : 0) : Math.ceil(slots / 2);
+    this.recordingsFirst = !this.recordingsFirst;
     let started = 0;
-    if (recordingsAllowed) {
-      const limit = soundscapePause ? 1 : slots;
+    const claimRecordings = (limit: number) => {
+      if (limit <= 0) return;
       for (const item of this.queue.claimRecordings({ now, limit, order })) {
         if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
         this.launch('recording', item);
+        recordingBudget--;
         started++;
       }
-    }
+    };
+    claimRecordings(Math.min(recordingShare, recordingBudget));
     if (started < slots) {
       for (const item of this.queue.claimDetections({
         now,
@@ -196,6 +212,7 @@ export class Uploader {
         started++;
       }
     }
+    claimRecordings(Math.min(slots - started, recordingBudget));
     if (started > 0) return idle;
     if (probing) this.circuit.cancelProbe();
     const next = this.queue.nextDueAt();
@@ -269,7 +286,7 @@ export class Uploader {
       }
       case 'unknown': {
         if (!stopping) this.circuit.failure();
-        const delay = stopping ? 0 : backoffDelay(item.attempts, this.options.backoff);
+        const delay = Math.max(this.options.reconcileDelayMs ?? 0, stopping ? 0 : backoffDelay(item.attempts, this.options.backoff));
         this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
         this.observer.outcome?.(kind, 'unknown', elapsed);
         this.log.warn(

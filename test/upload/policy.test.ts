@@ -27,7 +27,17 @@ describe('decide', () => {
     expect(decide(new OutcomeUnknownError('headers timeout', REQ), 'recording').action).toBe('unknown');
   });
 
-  it.each([500, 502, 504, 408])('retries HTTP %i', (status) => {
+  it.each([502, 504])('treats a gateway HTTP %i as an unknown outcome (the service may have stored it)', (status) => {
+    expect(decide(http(status), 'detection').action).toBe('unknown');
+    expect(decide(http(status), 'recording').action).toBe('unknown');
+  });
+
+  it('treats an HTML 500 page (a proxy) as unknown, a JSON 500 from the service as a retry', () => {
+    expect(decide(http(500, { html: true }), 'detection').action).toBe('unknown');
+    expect(decide(http(500), 'detection').action).toBe('retry');
+  });
+
+  it.each([500, 408])('retries HTTP %i', (status) => {
     expect(decide(http(status), 'detection')).toMatchObject({ action: 'retry', serviceDown: true });
   });
 

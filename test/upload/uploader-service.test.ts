@@ -115,3 +115,58 @@ describe('uploader against the local service', () => {
     expect(daemon.uploader.status().paused.map((p) => p.reason)).toContain('clock-unsynchronized');
   });
 });
+
+describe('uploader fairness', () => {
+  it('does not hold back the detections of a new recording behind a backlog of soundscapes', async () => {
+    const { makeFlac } = await import('../emulator/flac-fixture.js');
+    world = await createAgentWorld({ config: { upload: { concurrency: 2 } } });
+    const daemon = await world.startAgent();
+    await daemon.uploader.stop();
+    const flac = makeFlac();
+    const inputs = Array.from({ length: 30 }, (_, i) => {
+      const file = path.join(world!.dataDir, 'spool', `backlog-${i}.flac`);
+      writeFileSync(file, flac);
+      const start = new Date(Date.parse('2025-06-01T08:00:00.000Z') + i * 15_000);
+      return {
+        recording: {
+          sourceKey: `backlog-${i}|${start.toISOString()}`,
+          sourcePath: file,
+          spoolPath: file,
+          audioFormat: 'flac' as const,
+          timestamp: start.toISOString().replace('Z', '+00:00'),
+          timeSource: 'filename' as const,
+          durationS: 1,
+          sampleRate: 16_000,
+          filesize: flac.length,
+        },
+        detections: [],
+      };
+    });
+    for (const input of inputs) enqueueRecording(daemon.queue, input);
+    // Today's detection (its recording had no audio): due at once.
+    enqueueRecording(daemon.queue, {
+      recording: null,
+      detections: [
+        { dedupeKey: 'today', timestamp: '2025-06-02T12:00:00.000+02:00', startS: 0, endS: 3, scientificName: 'Pica pica', commonName: 'Eurasian Magpie', confidence: 0.9, lat: null, lon: null },
+      ],
+    });
+    const { Uploader } = await import('../../src/upload/uploader.js');
+    const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');
+    const pino = (await import('pino')).default;
+    const uploader = new Uploader(bindUploadQueue(daemon.queue), world.client, pino({ level: 'silent' }), {
+      concurrency: 2,
+      backoff: { baseMs: 100, maxMs: 1000 },
+      probeIntervalMs: 1000,
+      noSoundscapeAfterMs: 0,
+    });
+    let soundscapesAtDetection = -1;
+    world.emulator.events.on('detection', () => {
+      soundscapesAtDetection = (world!.emulator.store.db.prepare('SELECT COUNT(*) AS n FROM soundscapes').get() as { n: number }).n;
+    });
+    uploader.start();
+    await until('the detection', () => soundscapesAtDetection >= 0);
+    await uploader.stop();
+    // It went out with the first slots, not after the 30 soundscapes.
+    expect(soundscapesAtDetection).toBeLessThan(5);
+  });
+});

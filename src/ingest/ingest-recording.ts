@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
@@ -76,12 +76,22 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const audio = audioPath ? await inspectAudio(audioPath) : null;
   if (audio?.kind === 'not-ready') return { status: 'not-ready', reason: audio.reason };
   if (audio?.kind === 'invalid' || audio?.kind === 'missing') problems.push(audio.message);
-  const audioOk = audio?.kind === 'wav' || audio?.kind === 'flac' ? audio : null;
+  let audioOk = audio?.kind === 'wav' || audio?.kind === 'flac' ? audio : null;
 
   const nameForTime = input.audioPath ?? parsed.audioFileName ?? input.resultPath;
   const start = await recordingStart(parsed, nameForTime, audioOk, audioPath, ctx.zone);
   const startMs = start.date.getTime();
-  const sourceKey = `${path.basename(input.audioPath ?? parsed.audioFileName ?? baseOf(input.resultPath))}|${new Date(startMs).toISOString()}`;
+  const baseName = path.basename(input.audioPath ?? parsed.audioFileName ?? baseOf(input.resultPath));
+  // A start taken from the modification time changes with every copy of the file (an SD
+  // card dump copied twice): such a recording is known by its audio's content instead, or,
+  // without audio, by where its results lie (the analyzer's several result formats of one
+  // recording sit side by side under one base name).
+  const sourceKey =
+    start.source !== 'mtime'
+      ? `${baseName}|${new Date(startMs).toISOString()}`
+      : audioOk && audioPath
+        ? `${baseName}|audio:${await contentKey(audioPath)}`
+        : `${baseName}|dir:${path.dirname(path.resolve(input.resultPath))}`;
   const nowMs = (ctx.now ?? Date.now)();
   const holdReason = isPlausibleStart(start.date, new Date(nowMs)) ? null : 'implausible-time';
   if (holdReason) {
@@ -107,8 +117,19 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const existing = findRecordingBySourceKey(ctx.queue, sourceKey);
   let spoolPath: string | null = existing?.spoolPath ?? null;
   let audioState: 'spooled' | 'none' | 'existing' = existing ? 'existing' : 'none';
+  if (!existing && !audioOk && audio?.kind === 'missing') {
+    // A crash after the audio was moved into the spool but before its row was committed
+    // left it under its spool name: take it from there instead of losing it.
+    const left = await leftInSpool(ctx, sourceKey);
+    if (left) {
+      spoolPath = left.path;
+      audioOk = left.audio;
+      problems.splice(problems.indexOf(audio.message), 1);
+      audioState = 'spooled';
+    }
+  }
   let audioGone = false;
-  if (!existing && audioOk && audioPath) {
+  if (!existing && audioOk && audioPath && !spoolPath) {
     try {
       spoolPath = await spoolAudio(ctx, audioPath, Boolean(input.spooledAudio), sourceKey, audioOk.kind);
       audioState = spoolPath ? 'spooled' : 'none';
@@ -154,8 +175,12 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
       problems,
     };
   } catch (err) {
-    // Nothing was queued: do not leave an orphan in the spool.
-    if (spoolPath && !existing) await rm(spoolPath, { force: true });
+    // Nothing was queued. Audio that came from incoming/ goes back there (the analyzer has
+    // deleted its own copy: this is the only one); a copy of a file that still exists goes.
+    if (spoolPath && !existing) {
+      if (input.spooledAudio) await rename(spoolPath, input.spooledAudio).catch(() => undefined);
+      else await rm(spoolPath, { force: true });
+    }
     throw err;
   }
 }
@@ -212,6 +237,32 @@ async function recordingStart(
   return { date: new Date(endMs - Math.round((audio?.durationSec ?? 0) * 1000)), source: 'mtime' };
 }
 
+/** First 64 KiB and size of a file, hashed: identifies a recording whatever its copy's times. */
+async function contentKey(file: string): Promise<string> {
+  const fh = await open(file, 'r');
+  try {
+    const { size } = await fh.stat();
+    const buf = Buffer.alloc(Math.min(size, 64 * 1024));
+    await fh.read(buf, 0, buf.length, 0);
+    return `${size}:${createHash('sha1').update(buf).digest('hex').slice(0, 16)}`;
+  } finally {
+    await fh.close();
+  }
+}
+
+function spoolName(sourceKey: string, kind: 'wav' | 'flac'): string {
+  return `${createHash('sha1').update(sourceKey).digest('hex').slice(0, 16)}.${kind}`;
+}
+
+async function leftInSpool(ctx: IngestContext, sourceKey: string): Promise<{ path: string; audio: Extract<AudioInspection, { kind: 'wav' | 'flac' }> } | null> {
+  for (const kind of ['wav', 'flac'] as const) {
+    const file = ctx.spool.pathFor(spoolName(sourceKey, kind));
+    const audio = await inspectAudio(file);
+    if (audio.kind === 'wav' || audio.kind === 'flac') return { path: file, audio };
+  }
+  return null;
+}
+
 async function spoolAudio(
   ctx: IngestContext,
   audioPath: string,
@@ -224,8 +275,7 @@ async function spoolAudio(
     if (alreadySpooled) await rm(audioPath, { force: true });
     return null;
   }
-  const id = createHash('sha1').update(sourceKey).digest('hex').slice(0, 16);
-  const dest = ctx.spool.pathFor(`${id}.${kind}`);
+  const dest = ctx.spool.pathFor(spoolName(sourceKey, kind));
   if (alreadySpooled) {
     await rename(audioPath, dest);
   } else {

@@ -53,6 +53,9 @@ export class Pairing {
    */
   private readonly held = new Map<string, { handle: FileHandle; at: number }>();
 
+  /** Since when this agent has been watching: a spooled WAV gets a full timeout of it to be paired. */
+  private readonly startedAt = Date.now();
+
   constructor(private readonly opts: PairingOptions) {}
 
   /** Whether the watcher should follow a file at all. */
@@ -110,7 +113,10 @@ export class Pairing {
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const file = path.join(dir, name);
       const st = await stat(file).catch(() => null);
-      if (!st || now - st.ctimeMs < this.opts.jsonTimeoutMs) continue;
+      // Age counts from when the agent last started, not only from the link: after a
+      // downtime longer than the timeout, the JSON may be waiting in the input folder.
+      if (!st || now - Math.max(st.ctimeMs, this.startedAt) < this.opts.jsonTimeoutMs) continue;
+      if (this.inProgress.size > 0 && [...this.inProgress].some((f) => f.endsWith(`${name}.json`))) continue;
       await this.opts.ctx.spool.remove(file);
       removed++;
       this.opts.ctx.log.warn(`discarded ${name}: its analyzer result never came within ${Math.round(this.opts.jsonTimeoutMs / 1000)} s`);

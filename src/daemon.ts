@@ -135,6 +135,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     jsonTimeoutMs: config.input.analyzerpiJsonTimeoutSec * 1000,
     // The watcher is created below; pairing only calls back once it runs.
     recheck: (file, delayMs) => watcher.recheck(file, delayMs),
+    onDone: (file) => watcher.forget(file),
     onQueued: () => {
       encodeStage.notify();
       uploader.notify();

@@ -33,6 +33,8 @@ export interface PairingOptions {
   onQueued?: () => void;
   /** Per-file outcome, for logs and the backfill summary. */
   onOutcome?: (file: string, outcome: IngestOutcome) => void;
+  /** The file is finished with (recorded as done): the watcher may release it. */
+  onDone?: (file: string) => void;
   /** How long a result waits for its audio to be complete before going without it. Default 10 min. */
   audioWaitMs?: number;
 }
@@ -219,6 +221,7 @@ export class Pairing {
     }
     if (!this.opts.ctx.dryRun) {
       markFileDone(this.opts.ctx.queue, file, st.size, st.mtimeMs, done, outcome.status === 'error' ? outcome.message : null);
+      this.opts.onDone?.(file);
     }
     if (outcome.status === 'queued') this.opts.onQueued?.();
   }

@@ -43,6 +43,11 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** Files followed at once; more wait for a rescan. */
+const MAX_PENDING = 1_000;
+/** Released watches after which the chokidar instance is renewed. */
+const REFRESH_AFTER_FORGOTTEN = 2_000;
+
 export class InputWatcher {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
@@ -51,11 +56,24 @@ export class InputWatcher {
   private rescanning: Promise<void> | null = null;
   private closed = false;
   private ready = false;
+  /** Files left out because too many were pending: a rescan fetches them once there is room. */
+  private overflowed = false;
+  /** Files released with `forget` since the chokidar instance was made. */
+  private forgotten = 0;
 
   constructor(private readonly opts: WatcherOptions) {}
 
   /** Starts watching; resolves when the initial scan is done. */
   async start(): Promise<void> {
+    await this.startChokidar();
+    this.ready = true;
+    if (this.opts.rescanIntervalMs > 0) {
+      this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanIntervalMs);
+      this.rescanTimer.unref();
+    }
+  }
+
+  private async startChokidar(): Promise<void> {
     const { dir } = this.opts;
     const watcher = watch(dir, {
       persistent: true,
@@ -71,11 +89,6 @@ export class InputWatcher {
     watcher.on('unlink', (p: string) => this.vanished(p));
     watcher.on('error', (err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    this.ready = true;
-    if (this.opts.rescanIntervalMs > 0) {
-      this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanIntervalMs);
-      this.rescanTimer.unref();
-    }
   }
 
   /** Files seen but not yet stable. */
@@ -127,6 +140,12 @@ export class InputWatcher {
     const prev = this.pending.get(file);
     if (!prev) {
       if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
+      if (this.pending.size >= MAX_PENDING) {
+        // A backlog of thousands of files found at once: follow a bounded number, and
+        // let a rescan bring the rest in as these are done (memory stays flat on a Pi).
+        this.overflowed = true;
+        return;
+      }
       this.opts.onAppear?.(file);
     } else {
       clearTimeout(prev.timer);
@@ -154,6 +173,32 @@ export class InputWatcher {
     }
     this.pending.delete(file);
     this.opts.onStable(file, st);
+    if (this.overflowed && this.pending.size <= MAX_PENDING / 2) {
+      this.overflowed = false;
+      void this.rescan();
+    }
+  }
+
+  /**
+   * The agent is done with a file: release its watch (chokidar watches each file, and a
+   * year of result files must not hold thousands of inotify watches). chokidar remembers
+   * every released path, so after many the instance is replaced by a fresh one, which
+   * skips finished files through `isDone`; the rescan covers the moment in between.
+   */
+  forget(file: string): void {
+    if (!this.watcher || this.closed) return;
+    this.watcher.unwatch(file);
+    if (++this.forgotten >= REFRESH_AFTER_FORGOTTEN) {
+      this.forgotten = 0;
+      void this.refresh();
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const old = this.watcher;
+    this.watcher = null;
+    await old?.close();
+    if (!this.closed) await this.startChokidar();
   }
 
   /**

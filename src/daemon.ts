@@ -295,8 +295,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await Promise.race([pairing.idle(), delay(3_000)]);
       await pairing.close();
       await uploader.stop();
+      // Stop a running encode rather than wait for it: an hour-long recording takes
+      // minutes on a Pi Zero; the recording is simply encoded again after the restart.
+      const encoderClosed = encoder.close({ force: true });
       await encodeStage.stop();
-      await encoder.close({ force: true });
+      await encoderClosed;
       writeRuntime(true);
       await client.close();
       await metrics?.close();

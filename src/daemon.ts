@@ -105,11 +105,16 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     return null;
   };
 
+  let lastPushed: ConfigUpdateBody = {};
   const observer: UploadObserver = {
     outcome: (kind, outcome, ms, bytes) => {
       if (outcome === 'uploaded' || outcome === 'reconciled') lastSuccessDirty = true;
       options.observer?.outcome?.(kind, outcome, ms, bytes);
       metrics?.observer.outcome?.(kind, outcome, ms, bytes);
+    },
+    // Settings refused with the token are pushed again once the token is accepted.
+    tokenAccepted: () => {
+      if (configSync.state.state !== 'synced') void configSync.push(lastPushed);
     },
   };
   let lastSuccessDirty = false;
@@ -236,7 +241,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   }
   await watcher.start();
   await pairing.sweepIncoming();
-  void configSync.push(settingsBody(config));
+  lastPushed = settingsBody(config);
+  void configSync.push(lastPushed);
 
   const timers: NodeJS.Timeout[] = [
     setInterval(() => writeRuntime(), RUNTIME_CHECK_MS),
@@ -271,6 +277,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
               const settings = settingsBody(next.config);
               if (JSON.stringify(settings) === lastSettings) return;
               lastSettings = JSON.stringify(settings);
+              lastPushed = settings;
               log.info('config file changed: pushing station settings');
               void configSync.push(settings);
             },

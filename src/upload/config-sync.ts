@@ -92,9 +92,13 @@ export class ConfigSync {
     } catch (err) {
       if (gen !== this.generation || this.abort.signal.aborted) return;
       const d = decide(err, 'detection');
-      if (d.action === 'retry' || d.action === 'unknown') {
-        // A config update is idempotent: re-posting after an unknown outcome is safe.
-        const delay = backoffDelay(attempt, this.backoff, d.action === 'retry' ? d.retryAfterMs : undefined);
+      if (d.action === 'retry' || d.action === 'unknown' || d.action === 'pause') {
+        // A config update is idempotent: re-posting after an unknown outcome is safe. A
+        // refused token may be fixed at the service: keep trying, at the slowest pace.
+        const delay =
+          d.action === 'pause'
+            ? this.backoff.maxMs
+            : backoffDelay(attempt, this.backoff, d.action === 'retry' ? d.retryAfterMs : undefined);
         this.setState({ state: 'retrying', at: Date.now(), error: d.message, attempts: attempt + 1 });
         this.log.warn({ retryInMs: delay }, `config sync failed, will retry: ${d.message}`);
         this.timer = setTimeout(() => void this.attempt(settings, gen, attempt + 1), delay);

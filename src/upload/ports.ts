@@ -20,6 +20,8 @@ export interface UploadApi extends ReconcileApi {
 /** Measurements the uploader reports (metrics and status subscribe to them). */
 export interface UploadObserver {
   outcome?(kind: 'recording' | 'detection', outcome: UploadOutcome, durationMs: number, bytes?: number): void;
+  /** The service accepts the station token again after a pause. */
+  tokenAccepted?(): void;
 }
 
 export type UploadOutcome = 'uploaded' | 'reconciled' | 'retry' | 'unknown' | 'failed' | 'paused';

@@ -340,6 +340,7 @@ export class Uploader {
       await this.api.probe(this.abort.signal);
       this.pauses.delete('token-rejected');
       this.log.info('the service accepts the station token again: uploads resume');
+      this.observer.tokenAccepted?.();
     } catch (err) {
       const d = decide(err, 'detection');
       const pause = this.pauses.get('token-rejected');

@@ -39,3 +39,16 @@ describe('config sync', () => {
     expect(world.logLines.some((l) => l.includes('config file changed'))).toBe(true);
   });
 });
+
+describe('config sync with a refused token', () => {
+  it('keeps the settings and pushes them once the service accepts the token again', async () => {
+    world = await createAgentWorld({ config: { station: { settings: { name: 'Meadow' } }, upload: { backoffMaxMs: 1_000 } } });
+    const station = world.emulator.store.stations.byToken(TOKEN)!;
+    world.emulator.store.stations.update(station.id, { active: false });
+    await world.startAgent();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(world.emulator.store.stations.byId(station.id)!.name).not.toBe('Meadow');
+    world.emulator.store.stations.update(station.id, { active: true });
+    await until('the push after the token is accepted', () => world!.emulator.store.stations.byId(station.id)!.name === 'Meadow');
+  });
+});

@@ -44,6 +44,8 @@ export interface RunningDaemon {
   snapshot(): RuntimeSnapshot;
   /** Resolves when ingest has handed over everything it has seen so far. */
   ingestIdle(): Promise<void>;
+  /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
+  housekeeping(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -323,6 +325,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     watcher,
     snapshot,
     ingestIdle: () => pairing.idle(),
+    housekeeping: async () => {
+      await pairing.sweepIncoming();
+      await retention.sweep();
+    },
     stop,
   };
 }

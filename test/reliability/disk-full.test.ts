@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/paths.js';
 import { buildWav } from '../helpers/wav-writer.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
 import { planBacklog, SAMPLE_RATE, sidecar, startDaysAgo, writeAtomically, writeBacklog, type ExpectedRecording } from './support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from './support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { SEED, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
 import { startService, writeAgentConfig } from './support/world.js';
 
@@ -48,12 +48,7 @@ function readSnapshotMeta(dataDir: string): RuntimeSnapshot | undefined {
 }
 
 function integrity(dataDir: string) {
-  const q = openQueue(path.join(dataDir, 'queue.db'));
-  try {
-    return q.integrityCheck();
-  } finally {
-    q.close();
-  }
+  return withQueue(dataDir, (q) => q.integrityCheck());
 }
 
 describe('disk full: free space below disk.minFreeMb (as the agent sees it)', () => {

@@ -5,7 +5,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { createAgentWorld, REAL_LABELS, type AgentWorld } from '../helpers/agent-world.js';
 import { tempDir } from '../helpers/paths.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from './support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { SEED, SOAK, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
 import { STATION } from './support/world.js';
 
@@ -117,13 +117,7 @@ describe('outage: the service is down for a while, then back', () => {
       expect(counts.recordings.failed + counts.detections.failed).toBe(0);
       const held = await serviceHoldings(world.client);
       expect(exactlyOnce(expected, held)).toEqual(EXACTLY_ONCE);
-      const { openQueue } = await import('../../src/queue/index.js');
-      const q = openQueue(path.join(world.dataDir, 'queue.db'));
-      try {
-        expect(q.integrityCheck()).toEqual({ ok: true, problems: [] });
-      } finally {
-        q.close();
-      }
+      expect(withQueue(world.dataDir, (q) => q.integrityCheck())).toEqual({ ok: true, problems: [] });
     },
     scaled(90_000, 600_000),
   );

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openQueue, type Queue } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from './support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { SEED, seededRandom, waitFor } from './support/soak.js';
 
 /**
@@ -53,7 +53,8 @@ function refuseRemoteIdWrites(q: Queue, times: number): { refused: () => Record<
 
 describe('the queue refuses to record an upload the service already stored', () => {
   it('reconciles the item and adopts its id: uploaded exactly once, nothing failed, detections keep their soundscape', async () => {
-    world = await createAgentWorld({ config: { upload: { concurrency: 1 } } });
+    // A short request timeout: an unknown outcome is reconciled after twice that.
+    world = await createAgentWorld({ config: { service: { timeoutMs: 1_000 }, upload: { concurrency: 1 } } });
     const expected = planBacklog({ count: 3, startMs: startDaysAgo(1), random: seededRandom(SEED) });
     writeBacklog(world.inputDir, expected);
     const daemon = await world.startAgent();
@@ -91,7 +92,7 @@ describe('the queue refuses to record an upload the service already stored', () 
   });
 
   it('the failure cannot be recorded either (the database refuses two writes in a row): the item is not left in sending until a restart', async () => {
-    world = await createAgentWorld({ config: { upload: { concurrency: 1 } } });
+    world = await createAgentWorld({ config: { service: { timeoutMs: 1_000 }, upload: { concurrency: 1 } } });
     const expected = planBacklog({ count: 2, startMs: startDaysAgo(1), random: seededRandom(SEED) });
     writeBacklog(world.inputDir, expected);
     const daemon = await world.startAgent();
@@ -110,6 +111,7 @@ describe('the queue refuses to record an upload the service already stored', () 
     await world.stopAgent();
     expect(injected.refused()).toEqual({ recordings: 2, detections: 2 });
     expect(counts.recordings.failed + counts.detections.failed).toBe(0);
+    expect(withQueue(world.dataDir, (q) => q.integrityCheck())).toEqual({ ok: true, problems: [] });
     expect(exactlyOnce(expected, await serviceHoldings(world.client))).toEqual(EXACTLY_ONCE);
   });
 });

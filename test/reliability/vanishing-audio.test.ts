@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildWav } from '../helpers/wav-writer.js';
 import { sidecar, writeAtomically, type ExpectedRecording } from './support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, serviceHoldings } from './support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { waitFor } from './support/soak.js';
 
 /**
@@ -76,6 +76,7 @@ describe('bad input: the audio vanishes while the agent ingests it', () => {
       () => `${JSON.stringify(world!.counts())}\n${world!.logLines.filter((l) => !l.includes('"level":20')).join('\n')}`,
     );
     expect(counts.recordings.uploaded).toBe(1);
+    expect(withQueue(world.dataDir, (q) => q.integrityCheck())).toEqual({ ok: true, problems: [] });
     const held = await serviceHoldings(world.client);
     expect(exactlyOnce(recs, held, { withoutSoundscape: new Set(['vanish-at-read', 'vanish-at-spool']) })).toEqual(EXACTLY_ONCE);
 

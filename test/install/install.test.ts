@@ -199,7 +199,18 @@ describe('bin/install with the dedicated user, writable input and template stati
   it('creates one config per station and no config.json', () => {
     for (const station of ['garden', 'pond']) {
       const file = at('etc/station-agent', `${station}.json`);
-      expect(readFileSync(file, 'utf8')).toBe(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+      // The example, with this station's own queue (its StateDirectory) and token file:
+      // the service and the CLI both read them from this one file.
+      const config = JSON.parse(readFileSync(file, 'utf8'));
+      const example = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8'));
+      expect(config).toEqual({
+        ...example,
+        dataDir: `/var/lib/station-agent/${station}`,
+        service: { ...example.service, tokenFile: `/etc/station-agent/${station}.token` },
+      });
+      const unit = readFileSync(at('etc/systemd/system', 'station-agent@.service'), 'utf8');
+      expect(unit).toMatch(/^StateDirectory=station-agent\/%i$/m);
+      expect(unit).not.toContain('STATION_AGENT_DATA_DIR');
       expect(mode(file)).toBe(0o600);
     }
     expect(existsSync(at('etc/station-agent/config.json'))).toBe(false);

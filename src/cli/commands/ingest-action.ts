@@ -9,7 +9,7 @@ import { queueDbPath, queueExists } from '../../status/queue-file.js';
 import { createOutput } from '../format/output.js';
 import { createProgress } from '../format/progress.js';
 import type { IngestFlags } from './ingest.js';
-import { loadCliConfig } from './support/context.js';
+import { loadCliConfig, refuseRootInForeignDataDir } from './support/context.js';
 
 /** The action of `station-agent ingest`, loaded only when it runs. */
 export async function ingestAction(paths: string[], flags: IngestFlags): Promise<void> {
@@ -35,6 +35,7 @@ export async function ingestAction(paths: string[], flags: IngestFlags): Promise
     scratch = mkdtempSync(path.join(tmpdir(), 'station-agent-dry-run-'));
     queue = openQueue(queueDbPath(scratch));
   } else {
+    refuseRootInForeignDataDir(config.dataDir);
     queue = openQueue(queueDbPath(config.dataDir));
   }
 

@@ -1,6 +1,8 @@
 import type { LoadedConfig } from '../../../config/index.js';
 import type { Queue } from '../../../queue/index.js';
+import { readFileSync, statSync } from 'node:fs';
 import { QueueError } from '../../../queue/errors.js';
+import { UsageError } from './errors.js';
 import { queueDbPath, queueExists } from '../../../status/queue-file.js';
 
 /**
@@ -23,6 +25,7 @@ export async function loadCliConfig(flags: ConfigFlags): Promise<LoadedConfig> {
  * file (exit 5), usually a wrong `dataDir` or a daemon that never ran.
  */
 export async function openExistingQueue(dataDir: string): Promise<Queue> {
+  refuseRootInForeignDataDir(dataDir);
   const file = queueDbPath(dataDir);
   if (!queueExists(dataDir)) {
     throw new QueueError('ERR_QUEUE', `no queue database at ${file}: check dataDir in the config; the daemon creates it on its first start`);
@@ -33,6 +36,40 @@ export async function openExistingQueue(dataDir: string): Promise<Queue> {
 
 /** Opens (creating when needed) the queue of `dataDir`, for commands that add to it (ingest). */
 export async function openOrCreateQueue(dataDir: string): Promise<Queue> {
+  refuseRootInForeignDataDir(dataDir);
   const { openQueue } = await import('../../../queue/index.js');
   return openQueue(queueDbPath(dataDir));
+}
+
+/**
+ * `sudo station-agent ingest ...` would create the queue's files (and its WAL/SHM
+ * companions, even for a read) owned by root in a folder the service's user owns,
+ * after which the service can no longer write its own queue. Refused, with the
+ * command that works.
+ */
+export function refuseRootInForeignDataDir(dataDir: string): void {
+  if (process.geteuid?.() !== 0) return;
+  let owner: number;
+  try {
+    owner = statSync(dataDir).uid;
+  } catch {
+    return;
+  }
+  if (owner === 0) return;
+  const name = userName(owner) ?? String(owner);
+  throw new UsageError(
+    `refusing to open the queue in ${dataDir} as root: it belongs to ${name}, and files root creates there would lock the service out. Run it as that user: sudo -u ${name} station-agent ...`,
+  );
+}
+
+function userName(uid: number): string | undefined {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , id] = line.split(':');
+      if (name && Number(id) === uid) return name;
+    }
+  } catch {
+    // No passwd file: the number will do.
+  }
+  return undefined;
 }

@@ -22,6 +22,8 @@ export interface IngestPathsOptions {
   queue: Queue;
   paths: string[];
   dryRun?: boolean;
+  /** Look again at files already recorded as done (queued items still dedupe). */
+  force?: boolean;
   onProgress?: (done: number, total: number | null, file: string) => void;
   log?: Logger;
 }
@@ -34,6 +36,9 @@ export interface IngestPathsResult {
   skipped: { file: string; reason: string }[];
   errors: { file: string; message: string }[];
 }
+
+const RESULT_NAMES =
+  '*.BirdNET.selection.table.txt, *.BirdNET.results.csv, *.BirdNET.results.txt, *.BirdNET.results.kaleidoscope.csv, <audio>.csv, <audio>.json, *.detections.json';
 
 /** Bounds what the summary keeps in memory for a huge dump; counts stay exact. */
 const MAX_LISTED = 1_000;
@@ -90,7 +95,7 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
         continue;
       }
       const { st } = found;
-      if (isFileDone(options.queue, file, st.size, st.mtimeMs)) {
+      if (!options.force && isFileDone(options.queue, file, st.size, st.mtimeMs)) {
         done++;
         options.onProgress?.(done, total, file);
         skip(file, 'already ingested');
@@ -107,7 +112,7 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
 type Found = { file: string; st: Stats; error?: undefined } | { file: string; st?: undefined; error: string };
 
 /** Result files (incl. analyzerpi JSON) under a file or folder, streamed. */
-async function* resultFiles(p: string): AsyncGenerator<Found> {
+async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
   const full = path.resolve(p);
   let st: Stats;
   try {
@@ -119,6 +124,7 @@ async function* resultFiles(p: string): AsyncGenerator<Found> {
   if (st.isFile()) {
     const c = classifyPath(full);
     if (c.kind === 'result' || c.kind === 'analyzerpi-json') yield { file: full, st };
+    else if (named) yield { file: full, error: `${full}: not a result file the agent reads (${RESULT_NAMES}); audio is found through its result file` };
     return;
   }
   if (!st.isDirectory()) return;
@@ -129,6 +135,6 @@ async function* resultFiles(p: string): AsyncGenerator<Found> {
   }
   for await (const entry of dir) {
     if (entry.name.startsWith('.')) continue;
-    yield* resultFiles(path.join(full, entry.name));
+    yield* resultFiles(path.join(full, entry.name), false);
   }
 }

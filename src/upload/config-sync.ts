@@ -57,14 +57,14 @@ export class ConfigSync {
     return this.current;
   }
 
-  /** Pushes `settings` (a newer push supersedes a pending retry). Resolves after the first attempt. */
+  /**
+   * Pushes `settings` (a newer push supersedes a pending retry). Resolves after the
+   * first attempt. With no settings the update is empty: it changes nothing at the
+   * service and still returns the station record, which `status` shows.
+   */
   async push(settings: ConfigUpdateBody): Promise<void> {
     const gen = ++this.generation;
     if (this.timer) clearTimeout(this.timer);
-    if (Object.keys(settings).length === 0) {
-      this.setState({ state: 'idle', at: Date.now() });
-      return;
-    }
     const problems = checkSettings(settings);
     if (problems.length) {
       this.setState({ state: 'rejected', at: Date.now(), error: problems.join('; ') });

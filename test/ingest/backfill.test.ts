@@ -93,3 +93,26 @@ describe('ingestPaths (station-agent ingest)', () => {
     expect(row.audio_format).toBe('wav');
   });
 });
+
+describe('ingestPaths: what the operator named', () => {
+  it('names a file it does not read, and --force looks again at files already ingested', async () => {
+    const { dir, config, queue: q } = setup();
+    const notes = path.join(dir, 'notes.txt');
+    writeFileSync(notes, 'field notes');
+    const table = path.join(dir, 'soundscape.BirdNET.selection.table.txt');
+    copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), table);
+    // No labels file: the table's common names cannot be resolved.
+    const first = await ingestPaths({ config, queue: q, paths: [notes, table] });
+    expect(first.errors).toEqual([{ file: notes, message: expect.stringContaining('not a result file the agent reads') }]);
+    expect(first.detections).toBe(0);
+    expect(first.skipped[0].reason).toContain('no readable detection');
+
+    const labels = realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_GLOBAL_6K_V2.4_Labels.txt');
+    const fixed = { ...config, input: { ...config.input, labels } };
+    const again = await ingestPaths({ config: fixed, queue: q, paths: [table] });
+    expect(again.skipped.map((s) => s.reason)).toEqual(['already ingested']);
+    const forced = await ingestPaths({ config: fixed, queue: q, paths: [table], force: true });
+    expect(forced.detections).toBeGreaterThan(0);
+    expect(forced.errors).toEqual([]);
+  });
+});

@@ -45,6 +45,7 @@ export async function ingestAction(paths: string[], flags: IngestFlags): Promise
       queue,
       paths,
       dryRun: flags.dryRun === true,
+      force: flags.force === true,
       onProgress: (done, total, file) => progress.update(done, total, file),
       log,
     });

@@ -6,6 +6,7 @@ export interface IngestFlags {
   json?: boolean;
   dryRun?: boolean;
   verbose?: boolean;
+  force?: boolean;
 }
 
 /**
@@ -21,6 +22,7 @@ export function registerIngestCommand(program: Command): void {
     .addOption(jsonOption())
     .option('-n, --dry-run', 'parse and count, queue nothing')
     .option('-v, --verbose', 'log each queued recording (JSON lines on stderr)')
+    .option('--force', 'look at files again that were already ingested (after fixing input.labels, say); recordings already queued still add nothing')
     .addHelpText(
       'after',
       `
@@ -32,6 +34,7 @@ skipped files with the reason, errors) goes to stdout. Exit code 1 when a file f
 ${examples(
   'station-agent ingest /mnt/sdcard/analyzer-output',
   'station-agent ingest --dry-run ~/recordings/2025-05',
+  'station-agent ingest --force ~/recordings/2025-05   # after fixing input.labels',
   'station-agent ingest a.BirdNET.selection.table.txt b.BirdNET.results.csv --json',
 )}`,
     )

@@ -79,7 +79,12 @@ export class Pairing {
     const task = this.opts.ctx.spool
       .tryLink(file, dest)
       .then(async (linked) => {
-        if (linked || this.held.size >= MAX_HELD) return;
+        if (linked) return;
+        if (this.held.size >= MAX_HELD) {
+          // Hundreds of WAVs without their JSON: the analyzer is behind or stopped writing results.
+          this.opts.ctx.log.warn(`not holding ${file}: already ${MAX_HELD} WAVs wait for their results; it is uploaded only if it is still there when its JSON comes`);
+          return;
+        }
         this.held.set(file, { handle: await open(file, 'r'), at: Date.now() });
       })
       .catch((err: unknown) => this.opts.ctx.log.warn(`could not take ${file} into the spool: ${errorMessage(err)}`))

@@ -60,7 +60,7 @@ export async function runDrain(options: BenchOptions, dir: string, log: (line: s
       } else {
         args = { mode, url: service.url, flac, size, concurrency: options.concurrency };
       }
-      const result = await runChild(args);
+      const result = await runChild(args, expected);
       const atService = await serviceTotals(service.url);
       const run: DrainRun = {
         mode,
@@ -124,9 +124,13 @@ function seedQueue(dataDir: string, flac: string, size: WorkloadSize): void {
   }
 }
 
-async function runChild(args: DrainChildArgs): Promise<DrainChildResult> {
+async function runChild(args: DrainChildArgs, expected: number): Promise<DrainChildResult> {
   const child = startNode([CHILD, JSON.stringify(args)]);
+  // A safety net for a baseline whose service stopped answering (the agent has its own stall check).
+  const deadlineMs = 120_000 + expected * 200;
+  const deadline = setTimeout(() => void child.stop(), deadlineMs);
   const code = await child.exited;
+  clearTimeout(deadline);
   const line = child.stdout().trim().split('\n').pop() ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`drain ${args.mode} exited ${code}: ${child.stderrTail().slice(-2000)}`);
   return JSON.parse(line) as DrainChildResult;

@@ -243,6 +243,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   }
   await watcher.start();
   await pairing.sweepIncoming();
+  // Leftovers of the last run (spool copies uploaded just before a stop) go at start, not a minute later.
+  void retention.sweep();
   lastPushed = settingsBody(config);
   void configSync.push(lastPushed);
 

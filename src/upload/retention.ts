@@ -41,6 +41,8 @@ export class RetentionSweeper {
         if (files.length === 0) return;
         for (const f of files) {
           await rm(f.spoolPath, { force: true });
+          // A crash between encoding and removing the WAV leaves it beside its FLAC: it goes too.
+          if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });
           await this.afterUpload(f.recordingId);
           clearSpoolPath(this.queue, f.recordingId);
         }

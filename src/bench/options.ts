@@ -47,8 +47,8 @@ const FULL = {
   queueDetections: 1_000_000,
 };
 const QUICK: typeof FULL = {
-  soundscapes: 40,
-  detections: 400,
+  soundscapes: 30,
+  detections: 300,
   ingestFiles: 300,
   recordings: 10,
   settleSec: 3,
@@ -99,8 +99,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')
     .option('--only <sections>', `comma-separated sections (${SECTIONS.join(', ')})`, sections)
-    .option('--soundscapes <n>', 'drain: soundscapes in the backlog (full 1000, quick 40)', whole(1))
-    .option('--detections <n>', 'drain: detections in the backlog (full 10000, quick 400)', whole(0))
+    .option('--soundscapes <n>', 'drain: soundscapes in the backlog (full 1000, quick 30)', whole(1))
+    .option('--detections <n>', 'drain: detections in the backlog (full 10000, quick 300)', whole(0))
     .option('--latency <ms>', 'drain: latency the local service adds to every request', whole(0), 20)
     .option('--concurrency <n>', 'drain: requests in flight (agent and raw baseline)', whole(1), 4)
     .option('--ingest-files <n>', 'ingest: result files (full 2000, quick 300)', whole(1))

@@ -143,6 +143,16 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX ingested_files_at ON ingested_files (at);
       `),
   },
+  {
+    version: 3,
+    name: 'spool index covers file sizes',
+    // spoolUsage (status) and the retention sweep read the index alone instead of a table row per spooled file.
+    up: (db) =>
+      db.exec(`
+        DROP INDEX recordings_spool;
+        CREATE INDEX recordings_spool ON recordings (updated_at, filesize, spool_path) WHERE spool_path IS NOT NULL;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

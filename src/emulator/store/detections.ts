@@ -3,7 +3,8 @@ import type { BatBehaviorKey, Certainty } from '../../api/types.js';
 import { compileDetectionFilter, type DetectionFilter } from './detection-filter.js';
 import type { DetectionRecord, NewDetection, ShortlistItem } from './records.js';
 
-interface DetectionRow {
+/** A `detections` row as SQLite returns it; also read by the GraphQL queries. */
+export interface DetectionRow extends Record<string, unknown> {
   id: number;
   station_id: number;
   species_id: number;
@@ -26,7 +27,7 @@ interface DetectionRow {
   created_ms: number;
 }
 
-function toRecord(row: DetectionRow): DetectionRecord {
+export function toDetectionRecord(row: DetectionRow): DetectionRecord {
   return {
     id: row.id,
     stationId: row.station_id,
@@ -78,7 +79,7 @@ export class DetectionStore {
 
   byId(id: number): DetectionRecord | undefined {
     const row = this.byIdStmt.get(id);
-    return row && toRecord(row);
+    return row && toDetectionRecord(row);
   }
 
   insert(detection: NewDetection, nowMs: number): DetectionRecord {
@@ -111,7 +112,7 @@ export class DetectionStore {
          WHERE ${where} ${cursorClause} ${NEWEST_FIRST} LIMIT @limit`,
       )
       .all({ ...params, limit: page.limit })
-      .map(toRecord);
+      .map(toDetectionRecord);
   }
 
   /** The detections of a soundscape in the order they occur in it. */
@@ -122,7 +123,7 @@ export class DetectionStore {
          ORDER BY timestamp_ms, soundscape_start, id`,
       )
       .all(soundscapeId)
-      .map(toRecord);
+      .map(toDetectionRecord);
   }
 
   /** Most recent detection time of a station, optionally only detections meeting the given minimums. */

@@ -2,7 +2,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Classification } from '../../api/types.js';
 import type { SpeciesRecord } from './records.js';
 
-interface SpeciesRow {
+/** A `species` row as SQLite returns it; also read by the GraphQL queries. */
+export interface SpeciesRow extends Record<string, unknown> {
   id: number;
   scientific_name: string;
   common_name: string;
@@ -14,7 +15,7 @@ interface SpeciesRow {
 
 export type NewSpecies = Omit<SpeciesRecord, 'id'>;
 
-function toRecord(row: SpeciesRow): SpeciesRecord {
+export function toSpeciesRecord(row: SpeciesRow): SpeciesRecord {
   return {
     id: row.id,
     scientificName: row.scientific_name,
@@ -44,18 +45,18 @@ export class SpeciesStore {
 
   byId(id: number): SpeciesRecord | undefined {
     const row = this.byIdStmt.get(id);
-    return row && toRecord(row);
+    return row && toSpeciesRecord(row);
   }
 
   /** Case-insensitive exact match on the scientific name (surrounding blanks ignored). */
   byScientificName(name: string): SpeciesRecord | undefined {
     const row = this.byScientificStmt.get(name.trim().replace(/\s+/g, ' '));
-    return row && toRecord(row);
+    return row && toSpeciesRecord(row);
   }
 
   byCommonName(name: string): SpeciesRecord | undefined {
     const row = this.byCommonStmt.get(name.trim());
-    return row && toRecord(row);
+    return row && toSpeciesRecord(row);
   }
 
   count(): number {
@@ -63,7 +64,7 @@ export class SpeciesStore {
   }
 
   all(): SpeciesRecord[] {
-    return this.db.prepare<[], SpeciesRow>('SELECT * FROM species ORDER BY id').all().map(toRecord);
+    return this.db.prepare<[], SpeciesRow>('SELECT * FROM species ORDER BY id').all().map(toSpeciesRecord);
   }
 
   /** Adds the species not yet known (by scientific name); existing ones keep their id. Returns how many were added. */

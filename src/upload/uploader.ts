@@ -285,7 +285,10 @@ export class Uploader {
         return;
       }
       case 'unknown': {
-        if (!stopping) this.circuit.failure();
+        // A full or locked queue database says nothing about the service: it must not
+        // open the circuit (whose interval would then keep uploads waiting after space returns).
+        if (!stopping && !d.code.startsWith('SQLITE_')) this.circuit.failure();
+        else this.circuit.release();
         const delay = Math.max(this.options.reconcileDelayMs ?? 0, stopping ? 0 : backoffDelay(item.attempts, this.options.backoff));
         this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
         this.observer.outcome?.(kind, 'unknown', elapsed);

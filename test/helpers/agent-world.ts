@@ -7,6 +7,7 @@ import type { Detection, Soundscape } from '../../src/api/types.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
+import { deepMerge } from './merge.js';
 import { realFixture, tempDir } from './paths.js';
 
 export const TOKEN = 'station-token-0123456789abcdef';
@@ -141,16 +142,4 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
     },
   };
   return world;
-}
-
-function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const prev = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
-        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
-        : v;
-  }
-  return out;
 }

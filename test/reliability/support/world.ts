@@ -2,6 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
 import { REAL_LABELS, TOKEN } from '../../helpers/agent-world.js';
+import { deepMerge } from '../../helpers/merge.js';
+
+export { deepMerge };
 
 /**
  * The pieces the process-based scenarios share: an agent config file and the local
@@ -35,16 +38,4 @@ export function writeAgentConfig(file: string, o: AgentConfigOptions): string {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(deepMerge(base, o.extra ?? {}), null, 2)}\n`, { mode: 0o600 });
   return file;
-}
-
-export function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const prev = out[k];
-    out[k] =
-      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
-        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
-        : v;
-  }
-  return out;
 }

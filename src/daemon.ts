@@ -130,6 +130,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       probeIntervalMs: config.upload.probeIntervalSec * 1000,
       noSoundscapeAfterMs: config.upload.noSoundscapeAfterSec * 1000,
       reconcileDelayMs: 2 * config.service.timeoutMs,
+      // A request never takes longer than its timeout, so a short timeout keeps stops short.
+      stopGraceMs: Math.min(5_000, config.service.timeoutMs),
     },
     holdCheck,
     observer,

@@ -25,6 +25,15 @@ export interface UploaderOptions {
    * uses twice the request timeout.
    */
   reconcileDelayMs?: number;
+  /**
+   * How long `stop()` lets requests in flight finish before abandoning them. An
+   * abandoned request becomes `unknown` and costs a lookup at the next start, and a
+   * request the service already stored would otherwise be reconciled rather than
+   * recorded: a restart by systemd should not turn every in-flight item into one.
+   * Default 0 (tests that stop on purpose mid-request); the daemon uses 5 s, well
+   * inside the unit's TimeoutStopSec.
+   */
+  stopGraceMs?: number;
   now?: () => number;
 }
 
@@ -101,15 +110,25 @@ export class Uploader {
   }
 
   /**
-   * Stops claiming, aborts what is in flight (those items become `unknown` and are
-   * reconciled on the next start), and waits for the queue writes to finish.
+   * Stops claiming, lets what is in flight finish for up to `stopGraceMs`, aborts
+   * the rest (those items become `unknown` and are reconciled on the next start),
+   * and waits for the queue writes to finish.
    */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.abort.abort();
     this.wake?.();
     await this.loopDone;
+    const grace = this.options.stopGraceMs ?? 0;
+    if (grace > 0 && this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight]),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, grace))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 

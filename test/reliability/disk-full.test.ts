@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
@@ -177,9 +177,10 @@ interface SmallDiskStation {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+// Closed after each test, passed or failed: a failing test must not leave its agent running.
 const smallDisks: { close(): Promise<void> }[] = [];
-afterAll(async () => {
-  for (const s of smallDisks) await s.close();
+afterEach(async () => {
+  for (const s of smallDisks.splice(0)) await s.close();
 });
 
 async function smallDiskStation(
@@ -205,8 +206,11 @@ async function smallDiskStation(
   const agent = startAgentProcess(configPath, {
     wrap: (cli) => ({ command: 'unshare', args: ['-rm', 'sh', '-c', wrapper(tmpfsKb, ballastKb, runs), 'sh', dataDir, outDir, ...cli] }),
   });
+  const inner: { pid?: number } = {};
   smallDisks.push({
     async close() {
+      // The agent runs inside the namespace's shell: killing the wrapper alone may leave it behind.
+      if (inner.pid !== undefined && agentPid(agent.pid) === inner.pid) process.kill(inner.pid, 'SIGKILL');
       await agent.kill('SIGKILL');
       await client.close();
       await service.close();
@@ -214,18 +218,19 @@ async function smallDiskStation(
     },
   });
   await agent.waitForLine(/"msg":"station-agent running"/);
+  inner.pid = await waitFor('agent pid', () => agentPid(agent.pid), 5_000);
   const station: SmallDiskStation = {
     inputDir,
     dataDir,
     outDir,
     client,
     agent,
-    pid: await waitFor('agent pid', () => agentPid(agent.pid), 5_000),
+    pid: inner.pid,
     async restart() {
       const old = station.pid;
       const running = agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length;
       process.kill(old, 'SIGTERM');
-      station.pid = await waitFor('restarted agent pid', () => {
+      station.pid = inner.pid = await waitFor('restarted agent pid', () => {
         const pid = agentPid(agent.pid);
         return pid !== undefined && pid !== old ? pid : undefined;
       }, 15_000);
@@ -350,7 +355,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
       30_000,
       () => station.agent.lines.slice(-30).join('\n'),
     );
-    await sleep(500);
+    // No wait for the last answers: a stop lets the requests in flight finish (the uploader's stop grace).
     const exit = await station.stop();
     expect(exit, station.agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
     expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });

@@ -170,3 +170,18 @@ describe('uploader fairness', () => {
     expect(soundscapesAtDetection).toBeLessThan(5);
   });
 });
+
+describe('uploader stop', () => {
+  it('lets the requests in flight finish before it stops, so a restart leaves nothing to reconcile', async () => {
+    // Every POST takes 800 ms at the service; the request timeout (and so the stop grace) is 5 s.
+    world = await createAgentWorld({ emulator: { faults: { latencyMs: 800 } } });
+    dropRecording(world, 'g', ['0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9']);
+    const daemon = await world.startAgent();
+    await until('a request in flight', () => daemon.uploader.status().inFlight > 0);
+    await world.stopAgent();
+    const counts = world.counts();
+    expect(counts.recordings.unknown + counts.detections.unknown).toBe(0);
+    expect(counts.recordings.sending + counts.detections.sending).toBe(0);
+    expect(counts.recordings.uploaded).toBe(1);
+  });
+});

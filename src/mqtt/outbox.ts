@@ -48,7 +48,7 @@ export function detectionsToPublish(q: Queue, limit: number): OutboxDetection[] 
   const rows = q
     .stmt(
       `SELECT id, timestamp, start_s, end_s, scientific_name, common_name, confidence, created_at
-       FROM detections INDEXED BY detections_mqtt WHERE mqtt_published = 0 ORDER BY id LIMIT ?`,
+       FROM detections INDEXED BY detections_mqtt WHERE mqtt_published < 2 AND mqtt_published = 0 ORDER BY id LIMIT ?`,
     )
     .all(limit) as { id: number; timestamp: string; start_s: number; end_s: number; scientific_name: string; common_name: string; confidence: number; created_at: number }[];
   return rows.map((r) => ({
@@ -69,7 +69,7 @@ export function updatesToPublish(q: Queue, limit: number): OutboxUpdate[] {
     .stmt(
       `SELECT d.id, d.state, d.remote_id, r.remote_id AS soundscape_id, d.timestamp, d.scientific_name, d.common_name, d.updated_at
        FROM detections d INDEXED BY detections_mqtt LEFT JOIN recordings r ON r.id = d.recording_id
-       WHERE d.mqtt_published = 1 AND d.state IN ('uploaded', 'dropped') ORDER BY d.id LIMIT ?`,
+       WHERE d.mqtt_published < 2 AND d.mqtt_published = 1 AND d.state IN ('uploaded', 'dropped') ORDER BY d.id LIMIT ?`,
     )
     .all(limit) as {
     id: number;
@@ -101,10 +101,10 @@ export interface OutboxCounts {
 
 export function outboxCounts(q: Queue): OutboxCounts {
   return q.read(() => {
-    const detections = (q.stmt('SELECT COUNT(*) AS n FROM detections INDEXED BY detections_mqtt WHERE mqtt_published = 0').get() as { n: number }).n;
+    const detections = (q.stmt('SELECT COUNT(*) AS n FROM detections INDEXED BY detections_mqtt WHERE mqtt_published < 2 AND mqtt_published = 0').get() as { n: number }).n;
     const updates = (
       q
-        .stmt(`SELECT COUNT(*) AS n FROM detections INDEXED BY detections_mqtt WHERE mqtt_published = 1 AND state IN ('uploaded', 'dropped')`)
+        .stmt(`SELECT COUNT(*) AS n FROM detections INDEXED BY detections_mqtt WHERE mqtt_published < 2 AND mqtt_published = 1 AND state IN ('uploaded', 'dropped')`)
         .get() as { n: number }
     ).n;
     return { detections, updates };

@@ -23,7 +23,7 @@ import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
  * | `station_agent_watcher_ready` | gauge | | daemon snapshot: 1 once the first scan of input.dir is done |
  * | `station_agent_mqtt_published_total` | counter | kind | the MQTT publisher's observer: messages acknowledged (detection, update, state, status, discovery) |
  * | `station_agent_mqtt_failures_total` | counter | stage | the MQTT publisher's observer: failed connects and lost publishing sessions |
- * | `station_agent_mqtt_connected` | gauge | | daemon snapshot: 1 while connected to the broker (absent without `mqtt.enabled`) |
+ * | `station_agent_mqtt_connected` | gauge | | daemon snapshot: 1 while connected to the broker, else 0 (also while MQTT is off) |
  *
  * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
  * minute costs one 12-row read, and an idle station writes nothing for metrics.
@@ -208,12 +208,10 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
   for (const stage of MQTT_STAGES) mqttFailures.inc({ stage }, 0);
   new Gauge({
     name: 'station_agent_mqtt_connected',
-    help: 'Whether the agent is connected to the MQTT broker (1) or not (0); absent while MQTT is off.',
+    help: 'Whether the agent is connected to the MQTT broker (1) or not (0, also while MQTT is off).',
     registers,
     collect() {
-      this.reset();
-      const mqtt = readSnapshot()?.mqtt;
-      if (mqtt) this.set(mqtt.connected ? 1 : 0);
+      this.set(readSnapshot()?.mqtt?.connected ? 1 : 0);
     },
   });
   const mqttObserver: MqttObserver = {

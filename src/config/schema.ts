@@ -377,7 +377,8 @@ const mqttSchema = z
       .describe(
         'The broker, e.g. `mqtt://homeassistant.local:1883`, `mqtts://broker:8883` (TLS) or `ws://broker:9001/mqtt`. Required when `mqtt.enabled` is true. A password written into the URL is treated as a secret (never logged or printed), but `mqtt.passwordFile` is the better place for it.',
       )
-      .meta({ examples: ['mqtt://homeassistant.local:1883'], typeText: 'URL' }),
+      // secret: an error never echoes the value (it may hold a password, and a URL too broken to parse cannot be redacted).
+      .meta({ examples: ['mqtt://homeassistant.local:1883'], typeText: 'URL', secret: true }),
     clientId: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentMetrics } from '../../src/metrics/index.js';
+import { parseRuntimeSnapshot } from '../../src/status/runtime.js';
 import { tempQueue } from '../queue/helpers.js';
 
 let cleanup: (() => void) | undefined;
@@ -12,7 +13,8 @@ describe('MQTT metrics', () => {
     let connected: boolean | null = null;
     const { registry, mqttObserver } = createAgentMetrics({
       queue: t.q,
-      snapshot: () => (connected === null ? null : ({ mqtt: { connected, broker: 'mqtt://b', lastPublishAt: null, lastError: null } } as never)),
+      snapshot: () =>
+        connected === null ? null : parseRuntimeSnapshot({ pid: 1, updatedAt: Date.now(), mqtt: { connected, broker: 'mqtt://b', lastPublishAt: null, lastError: null } }),
     });
     let text = await registry.metrics();
     expect(text).toMatch(/station_agent_mqtt_published_total\{kind="detection"\} 0/);

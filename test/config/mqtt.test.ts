@@ -8,7 +8,7 @@ const BASE = { service: { baseUrl: 'http://127.0.0.1:9' }, station: { latitude: 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
 
-function problems(mqtt: Record<string, unknown>): string[] {
+function problems(mqtt: Record<string, unknown>): readonly string[] {
   try {
     parseConfig({ ...BASE, mqtt });
     return [];

@@ -81,10 +81,10 @@ export async function createBroker(options: BrokerOptions = {}): Promise<Broker>
     url: `mqtt://127.0.0.1:${port}`,
     async start() {
       if (child) return;
-      const proc = spawn(MOSQUITTO!, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const proc = spawn(MOSQUITTO, ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
       child = proc;
       let stderr = '';
-      proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       // Ready when it accepts a connection.
       const deadline = Date.now() + 15_000;
       for (;;) {

@@ -11,6 +11,7 @@ import { Pairing } from './ingest/pairing.js';
 import { InputWatcher } from './ingest/watcher.js';
 import { createLogger, type Logger } from './log/index.js';
 import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.js';
+import { deactivatePublishing } from './mqtt/presence.js';
 import { RetentionSweeper } from './upload/retention.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
 import { clockSyncState, type ClockSyncState } from './system/clock.js';
@@ -22,8 +23,8 @@ import type { UploadObserver } from './upload/ports.js';
 
 /**
  * The one wiring module of `station-agent run`: loads the config, opens the queue,
- * and starts the watcher (ingest), the FLAC encoder, the uploader, config sync and
- * the housekeeping timers. Everything it starts, `stop()` stops, in the order that
+ * and starts the FLAC encoder, the uploader, the MQTT publisher (when enabled), the
+ * watcher (ingest), config sync and the housekeeping timers. Everything it starts, `stop()` stops, in the order that
  * keeps the queue consistent: no new input, finish or abandon what is in flight
  * (abandoned sends become `unknown`), then close the database.
  */
@@ -110,7 +111,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   let lastPushed: ConfigUpdateBody = {};
   const observer: UploadObserver = {
     outcome: (kind, outcome, ms, bytes) => {
-      if (outcome === 'uploaded' || outcome === 'reconciled') lastSuccessDirty = true;
+      if (outcome === 'uploaded' || outcome === 'reconciled') {
+        lastSuccessDirty = true;
+        mqtt?.notify();
+      }
       options.observer?.outcome?.(kind, outcome, ms, bytes);
       metrics?.observer.outcome?.(kind, outcome, ms, bytes);
     },
@@ -138,6 +142,23 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   );
   const encodeStage = new EncodeStage(queue, encoder, log, backoff, () => uploader.notify());
 
+  // mqtt: a loop of its own over the queue (src/mqtt), loaded only when enabled. Off,
+  // with mqtt.url still set: what the station left on the broker is removed.
+  const mqtt = config.mqtt.enabled
+    ? new (await import('./mqtt/index.js')).MqttPublisher({
+        config,
+        queue,
+        log,
+        snapshot: () => snapshot(),
+        observer: { published: (k, n) => metrics?.mqttObserver.published?.(k, n), failed: (stage) => metrics?.mqttObserver.failed?.(stage) },
+      })
+    : null;
+  let mqttRetract: Promise<unknown> | null = null;
+  if (!config.mqtt.enabled) {
+    deactivatePublishing(queue);
+    if (config.mqtt.url) mqttRetract = import('./mqtt/index.js').then((m) => m.retractFromBroker(config, queue, log));
+  }
+
   const pairing = new Pairing({
     ctx,
     mode: config.input.format,
@@ -148,6 +169,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     onQueued: () => {
       encodeStage.notify();
       uploader.notify();
+      mqtt?.notify();
     },
     onOutcome: (file, outcome) => {
       if (outcome.status === 'queued') {
@@ -205,13 +227,14 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     clock,
     disk,
     configSync: configSync.state,
+    ...(mqtt ? { mqtt: mqtt.status() } : {}),
   });
   let dbFailures = 0;
   let lastWritten = { at: 0, signature: '' };
   // What an operator cares about; counters that move all the time are left out, so an
   // idle or steadily uploading station writes its snapshot once a minute, not per poll.
   const signature = (s: RuntimeSnapshot) =>
-    JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready]);
+    JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready, s.mqtt?.connected]);
   const writeRuntime = (force = false) => {
     const snap = snapshot();
     const sig = signature(snap);
@@ -239,6 +262,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   await checkDisk();
   encodeStage.start();
   uploader.start();
+  mqtt?.start();
   if (!existsSync(config.input.dir)) {
     // A card or share mounted late: the watcher and the rescans pick it up when it appears.
     log.warn(`input.dir ${config.input.dir} does not exist (yet); waiting for it`);
@@ -308,6 +332,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await Promise.race([pairing.idle(), delay(3_000)]);
       await pairing.close();
       await uploader.stop();
+      await mqtt?.stop();
+      await mqttRetract;
       // Stop a running encode rather than wait for it: an hour-long recording takes
       // minutes on a Pi Zero; the recording is simply encoded again after the restart.
       const encoderClosed = encoder.close({ force: true });

@@ -9,13 +9,16 @@ export {
   type LoadedConfig,
   type TokenSource,
 } from './load.js';
-export { REDACTED, redactConfig } from './redact.js';
+export { REDACTED, redactConfig, redactUrlPassword, urlPassword } from './redact.js';
 export { renderConfigReference } from './reference.js';
 export {
   AFTER_UPLOAD_ACTIONS,
   CLOCK_SYNC_MODES,
   INPUT_FORMATS,
   LOG_LEVELS,
+  MQTT_RETAIN_POLICIES,
+  MQTT_VERSIONS,
+  defaultMqttClientId,
   configSchema,
   stationSettingsSchema,
   systemTimeZone,
@@ -25,6 +28,8 @@ export {
   type ConfigInput,
   type InputFormat,
   type LogLevel,
+  type MqttConfig,
+  type MqttRetainPolicy,
   type StationSettings,
 } from './schema.js';
 export { configKeys, envNameFor, type ConfigKey } from './schema-keys.js';

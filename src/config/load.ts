@@ -8,6 +8,7 @@ import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './m
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
 import { removeSecrets } from '../log/scrub.js';
+import { urlPassword } from './redact.js';
 import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
 
 /**
@@ -103,9 +104,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
   const layers = [fileLayer, envLayer, flagLayer];
   // Problems never echo a token key's value; a token pasted into another key is removed too.
-  const secrets = [env.STATION_AGENT_ADMIN_TOKEN, ...layers.map((l) => getAt(l.values, ['service', 'token']))].filter(
-    (s): s is string => typeof s === 'string',
-  );
+  const secrets = [
+    env.STATION_AGENT_ADMIN_TOKEN,
+    ...layers.map((l) => getAt(l.values, ['service', 'token'])),
+    // A broker password written into mqtt.url is as secret as the token.
+    ...layers.map((l) => urlPassword(asString(getAt(l.values, ['mqtt', 'url'])))),
+  ].filter((s): s is string => typeof s === 'string');
   const tokenWarning = settleTokenConflict(layers);
   if (tokenWarning) warnings.push(tokenWarning);
 
@@ -190,6 +194,10 @@ async function readConfigFile(file: string, named: boolean, fromEnv: boolean): P
   }
   if (!isPlainObject(value)) throw new ConfigError(['the file must hold a JSON object ({ ... })'], file, context);
   return value;
+}
+
+function asString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 function resolvePaths(values: Record<string, unknown>, base: string): void {

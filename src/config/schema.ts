@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { CONFIG_RANGES } from '../api/types.js';
@@ -337,6 +338,114 @@ const metricsSchema = z
       .meta({ examples: ['127.0.0.1:9464'], typeText: '`host:port` or a port' }),
   });
 
+export const MQTT_RETAIN_POLICIES = ['state', 'all', 'none'] as const;
+export const MQTT_VERSIONS = ['3.1.1', '5'] as const;
+const MQTT_PROTOCOLS = ['mqtt:', 'mqtts:', 'ws:', 'wss:'];
+
+function isBrokerUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return MQTT_PROTOCOLS.includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Topic levels: no wildcards, no empty level, no leading or trailing slash. */
+const TOPIC_PREFIX = /^[^#+/\s]+(?:\/[^#+/\s]+)*$/;
+
+/** The machine's host name as an MQTT client id / Home Assistant node id: letters, digits, `_` and `-` only. */
+export function defaultMqttClientId(): string {
+  const host = hostname().toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return `station-agent-${host || 'station'}`;
+}
+
+const mqttSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Publish detections, state and Home Assistant discovery to an MQTT broker (docs/MQTT.md). Set it to false with `mqtt.url` still given to remove the station from the broker (discovery and retained topics) at the next start.',
+      )
+      .meta({ examples: [true] }),
+    url: z
+      .string()
+      .refine(isBrokerUrl, { error: 'must be an mqtt://, mqtts://, ws:// or wss:// URL' })
+      .nullable()
+      .default(null)
+      .describe(
+        'The broker, e.g. `mqtt://homeassistant.local:1883`, `mqtts://broker:8883` (TLS) or `ws://broker:9001/mqtt`. Required when `mqtt.enabled` is true. A password written into the URL is treated as a secret (never logged or printed), but `mqtt.passwordFile` is the better place for it.',
+      )
+      // secret: an error never echoes the value (it may hold a password, and a URL too broken to parse cannot be redacted).
+      .meta({ examples: ['mqtt://homeassistant.local:1883'], typeText: 'URL', secret: true }),
+    clientId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' })
+      .default(defaultMqttClientId)
+      .describe(
+        'MQTT client id; also the station\'s node id in topics and in Home Assistant (`<topicPrefix>/<clientId>/...`). Two stations on one broker need different ids.',
+      )
+      .meta({ examples: ['station-agent-garden'], defaultText: '`station-agent-<host name>`' }),
+    username: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .optional()
+      .describe('User name at the broker.')
+      .meta({ examples: ['station'] }),
+    passwordFile: pathString()
+      .optional()
+      .describe(
+        'Path of a file holding the broker password (surrounding white space is trimmed); make it readable by the agent\'s user only. The password is never logged, printed or put into an error message.',
+      )
+      .meta({ examples: ['/etc/station-agent/mqtt-password'], path: true }),
+    caFile: pathString()
+      .optional()
+      .describe('PEM file of the certificate authority that signed the broker\'s certificate (mqtts:// or wss:// with a private CA).')
+      .meta({ examples: ['/etc/station-agent/broker-ca.pem'], path: true }),
+    topicPrefix: z
+      .string()
+      .regex(TOPIC_PREFIX, { error: 'must be topic levels separated by / without +, #, spaces or empty levels' })
+      .default('station-agent')
+      .describe('First topic levels of every topic the station publishes (`<topicPrefix>/<clientId>/detection`, ...).')
+      .meta({ examples: ['station-agent'] }),
+    qos: z
+      .union([z.literal(0), z.literal(1), z.literal(2)], { error: 'must be 0, 1 or 2' })
+      .default(1)
+      .describe(
+        'MQTT quality of service of every message. With 1 or 2 a detection counts as published only once the broker acknowledged it; with 0 a message lost on the way is not sent again.',
+      )
+      .meta({ examples: [1] }),
+    retain: z
+      .enum(MQTT_RETAIN_POLICIES)
+      .default('state')
+      .describe(
+        'Which messages the broker keeps for new subscribers: `state` (the state topic; detections are events and are not retained), `all` (also the last detection and the last upload update), `none`. The availability topic and Home Assistant discovery are always retained (Home Assistant needs them).',
+      )
+      .meta({ examples: ['state'] }),
+    version: z
+      .enum(MQTT_VERSIONS)
+      .default('3.1.1')
+      .describe('MQTT protocol version spoken to the broker.')
+      .meta({ examples: ['3.1.1'] }),
+    discovery: z
+      .boolean()
+      .default(true)
+      .describe('Publish Home Assistant MQTT discovery, so the station appears in Home Assistant as a device with its sensors. Turning it off removes the entities again.')
+      .meta({ examples: [true] }),
+    discoveryPrefix: z
+      .string()
+      .regex(TOPIC_PREFIX, { error: 'must be topic levels separated by / without +, #, spaces or empty levels' })
+      .default('homeassistant')
+      .describe('Home Assistant\'s discovery prefix (its MQTT integration setting; `homeassistant` unless changed there).')
+      .meta({ examples: ['homeassistant'] }),
+  })
+  .refine((m: { enabled?: unknown; url?: unknown }) => m.enabled !== true || typeof m.url === 'string', {
+    error: 'is required when mqtt.enabled is true',
+    path: ['url'],
+    when: () => true,
+  });
+
 const logSchema = z
   .strictObject({
     level: z
@@ -368,6 +477,7 @@ export const configSchema = z.strictObject({
   disk: diskSchema.prefault({}).describe('Protects the SD card from filling up.'),
   clock: clockSchema.prefault({}).describe('A Raspberry Pi has no real-time clock: after boot its time is wrong until NTP syncs.'),
   metrics: metricsSchema.prefault({}).describe('Prometheus metrics.'),
+  mqtt: mqttSchema.prefault({}).describe('Publishing to an MQTT broker, with Home Assistant discovery (docs/MQTT.md).'),
   log: logSchema.prefault({}).describe('Logging.'),
 });
 
@@ -380,3 +490,5 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 export type AfterUploadAction = (typeof AFTER_UPLOAD_ACTIONS)[number];
 export type ClockSyncMode = (typeof CLOCK_SYNC_MODES)[number];
+export type MqttConfig = Config['mqtt'];
+export type MqttRetainPolicy = (typeof MQTT_RETAIN_POLICIES)[number];

@@ -3,6 +3,7 @@ import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue, type Queu
 import type { RuntimeSnapshot } from '../status/runtime.js';
 import type { UploadObserver, UploadOutcome } from '../upload/ports.js';
 import type { HoldReason } from '../upload/uploader.js';
+import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
 
 /**
  * The agent's Prometheus metrics, in a registry of their own (never prom-client's
@@ -20,6 +21,9 @@ import type { HoldReason } from '../upload/uploader.js';
  * | `station_agent_circuit_state` | gauge | state | daemon snapshot: 1 for the current state |
  * | `station_agent_uploads_in_flight` | gauge | | daemon snapshot |
  * | `station_agent_watcher_ready` | gauge | | daemon snapshot: 1 once the first scan of input.dir is done |
+ * | `station_agent_mqtt_published_total` | counter | kind | the MQTT publisher's observer: messages acknowledged (detection, update, state, status, discovery) |
+ * | `station_agent_mqtt_failures_total` | counter | stage | the MQTT publisher's observer: failed connects and lost publishing sessions |
+ * | `station_agent_mqtt_connected` | gauge | | daemon snapshot: 1 while connected to the broker, else 0 (also while MQTT is off) |
  *
  * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
  * minute costs one 12-row read, and an idle station writes nothing for metrics.
@@ -39,6 +43,8 @@ export interface AgentMetrics {
   registry: Registry;
   /** Feed it the uploader's outcomes. */
   observer: UploadObserver;
+  /** Feed it the MQTT publisher's messages and failures. */
+  mqttObserver: MqttObserver;
 }
 
 const KINDS: readonly ItemKind[] = ['recording', 'detection'];
@@ -46,6 +52,8 @@ const OUTCOMES: readonly UploadOutcome[] = ['uploaded', 'reconciled', 'retry', '
 /** Always exported (0 when not paused), so an alert on `== 1` has a series to watch from the start. */
 const PAUSE_REASONS: readonly HoldReason[] = ['token-rejected', 'soundscape-format-rejected', 'clock-unsynchronized'];
 const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const;
+const MQTT_KINDS: readonly MqttMessageKind[] = ['detection', 'update', 'state', 'status', 'discovery'];
+const MQTT_STAGES = ['connect', 'publish'] as const;
 /** Seconds; a detection post on a LAN takes milliseconds, a soundscape over a slow link up to the request time limit. */
 const DURATION_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
@@ -184,6 +192,33 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     },
   });
 
+  const mqttPublished = new Counter({
+    name: 'station_agent_mqtt_published_total',
+    help: 'MQTT messages the broker acknowledged, by kind (detection, update, state, status, discovery).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const mqttFailures = new Counter({
+    name: 'station_agent_mqtt_failures_total',
+    help: 'MQTT failures by stage: connect (the broker could not be reached or refused) and publish (a session lost with messages unacknowledged).',
+    labelNames: ['stage'] as const,
+    registers,
+  });
+  for (const kind of MQTT_KINDS) mqttPublished.inc({ kind }, 0);
+  for (const stage of MQTT_STAGES) mqttFailures.inc({ stage }, 0);
+  new Gauge({
+    name: 'station_agent_mqtt_connected',
+    help: 'Whether the agent is connected to the MQTT broker (1) or not (0, also while MQTT is off).',
+    registers,
+    collect() {
+      this.set(readSnapshot()?.mqtt?.connected ? 1 : 0);
+    },
+  });
+  const mqttObserver: MqttObserver = {
+    published: (kind, count) => mqttPublished.inc({ kind }, count),
+    failed: (stage) => mqttFailures.inc({ stage }),
+  };
+
   function storedLastSuccess(): number | null {
     try {
       return queue.open ? (getMeta(queue, 'lastSuccessAt') ?? null) : null;
@@ -199,5 +234,5 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
       if (outcome === 'uploaded' && sentBytes !== undefined && sentBytes > 0) bytes.inc({ kind }, sentBytes);
     },
   };
-  return { registry, observer };
+  return { registry, observer, mqttObserver };
 }

@@ -5,6 +5,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
 import type { UploadObserver } from '../upload/ports.js';
+import type { MqttObserver } from '../mqtt/publisher.js';
 import { createAgentMetrics, type SnapshotSource } from './agent-metrics.js';
 import { MetricsError } from './errors.js';
 import { parseListenAddress, urlOf } from './listen-address.js';
@@ -38,6 +39,8 @@ export interface MetricsServer {
   url: string;
   /** Chain it into the uploader's observer: it feeds the upload counters and the histogram. */
   observer: UploadObserver;
+  /** Chain it into the MQTT publisher's observer. */
+  mqttObserver: MqttObserver;
   registry: Registry;
   /** Stops listening and cuts open (keep-alive) connections. */
   close(): Promise<void>;
@@ -49,7 +52,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const { queue, snapshot, log } = options;
   const address = parseListenAddress(options.listen);
-  const { registry, observer } = createAgentMetrics({ queue, snapshot });
+  const { registry, observer, mqttObserver } = createAgentMetrics({ queue, snapshot });
   const startedAt = Date.now();
 
   const routes: Record<string, (res: ServerResponse) => Promise<void> | void> = {
@@ -109,7 +112,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       server.close(() => resolve());
       server.closeAllConnections();
     }));
-  return { url, observer, registry, close };
+  return { url, observer, mqttObserver, registry, close };
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string): void {

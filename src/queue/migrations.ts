@@ -153,6 +153,21 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX recordings_spool ON recordings (updated_at, filesize, spool_path) WHERE spool_path IS NOT NULL;
       `),
   },
+  {
+    version: 4,
+    name: 'mqtt publishing state of detections',
+    // What the MQTT publisher (src/mqtt) has published of each detection: 0 nothing yet,
+    // 1 the detection message, 2 also its update with the service's ids (or its end as
+    // dropped). The history before this migration counts as published: enabling MQTT
+    // does not replay it. The partial index holds only what may still be published, so
+    // the publisher's batches and `status`'s pending count never scan the history.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE detections ADD COLUMN mqtt_published INTEGER NOT NULL DEFAULT 0;
+        UPDATE detections SET mqtt_published = 2;
+        CREATE INDEX detections_mqtt ON detections (mqtt_published, id) WHERE mqtt_published < 2;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

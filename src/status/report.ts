@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import { redactUrlPassword, type Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
 import type { StationConfigRecord } from '../api/types.js';
 import { freeBytes } from './disk.js';
@@ -68,6 +68,19 @@ export interface StatusReport {
   configSync: { state: string; at: string | null; error: string | null; attempts: number | null } | null;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   watcher: { ready: boolean; pending: number; dir: string } | null;
+  /** MQTT publishing (docs/MQTT.md); null while `mqtt.enabled` is false. */
+  mqtt: {
+    /** The broker URL, its password redacted. */
+    broker: string | null;
+    /** null without a running daemon. */
+    connected: boolean | null;
+    /** Detection messages the broker has not received yet. */
+    pendingDetections: number;
+    /** Updates (service ids after upload) not published yet. */
+    pendingUpdates: number;
+    lastPublishAt: string | null;
+    lastError: { message: string; code: string; at: string | null } | null;
+  } | null;
 }
 
 export interface CollectStatusOptions {
@@ -137,6 +150,19 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       : null,
     station: stored?.station ?? null,
     watcher: live ? { ...live.watcher } : null,
+    mqtt: config.mqtt.enabled ? mqttStatus(config, live, stored) : null,
+  };
+}
+
+function mqttStatus(config: Config, live: RuntimeSnapshot | null, stored: StoredState | null): StatusReport['mqtt'] {
+  const m = live?.mqtt ?? null;
+  return {
+    broker: m?.broker ?? (config.mqtt.url ? redactUrlPassword(config.mqtt.url) : null),
+    connected: m ? m.connected : null,
+    pendingDetections: stored?.mqttOutbox?.detections ?? 0,
+    pendingUpdates: stored?.mqttOutbox?.updates ?? 0,
+    lastPublishAt: iso(m?.lastPublishAt),
+    lastError: m?.lastError ? { message: m.lastError.message, code: m.lastError.code, at: iso(m.lastError.at) } : null,
   };
 }
 
@@ -147,16 +173,18 @@ interface StoredState {
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
+  mqttOutbox: { detections: number; updates: number } | null;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
   // The four operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, outbox] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
+    config.mqtt.enabled ? import('../mqtt/outbox.js') : null,
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
   try {
@@ -167,6 +195,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),
       station: readStation(getMeta(q, 'station')),
+      mqttOutbox: outbox ? outbox.outboxCounts(q) : null,
     }));
   } finally {
     q.close();

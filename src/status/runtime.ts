@@ -75,6 +75,14 @@ export interface RuntimeSnapshot {
     error?: string;
     attempts?: number;
   };
+  /** The MQTT publisher (src/mqtt); absent when `mqtt.enabled` is false. */
+  mqtt?: {
+    connected: boolean;
+    /** The broker URL, its password redacted. */
+    broker: string;
+    lastPublishAt: number | null;
+    lastError: RuntimeError | null;
+  };
 }
 
 export type DaemonState = 'running' | 'not-responding' | 'stopped';
@@ -127,6 +135,16 @@ export function parseRuntimeSnapshot(value: unknown): RuntimeSnapshot | null {
       ...(typeof configSync.error === 'string' ? { error: configSync.error } : {}),
       ...(typeof num(configSync.attempts) === 'number' ? { attempts: num(configSync.attempts)! } : {}),
     },
+    ...(isObject(value.mqtt)
+      ? {
+          mqtt: {
+            connected: value.mqtt.connected === true,
+            broker: str(value.mqtt.broker, ''),
+            lastPublishAt: num(value.mqtt.lastPublishAt),
+            lastError: isObject(value.mqtt.lastError) ? toError(value.mqtt.lastError) : null,
+          },
+        }
+      : {}),
   };
 }
 

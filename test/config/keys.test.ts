@@ -48,7 +48,10 @@ describe('config keys', () => {
       'input.localizedLabels',
       'input.moveTo',
       'dataDir',
+      'mqtt.passwordFile',
+      'mqtt.caFile',
     ]);
-    expect(configKeys().filter((k) => k.meta.secret === true).map((k) => k.id)).toEqual(['service.token']);
+    // mqtt.url: a password may be written into it.
+    expect(configKeys().filter((k) => k.meta.secret === true).map((k) => k.id)).toEqual(['service.token', 'mqtt.url']);
   });
 });

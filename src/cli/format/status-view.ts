@@ -49,6 +49,14 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   if (report.watcher) {
     rest.push(['Watcher', `${report.watcher.ready ? 'watching' : s.yellow('initial scan')} ${report.watcher.dir}, ${report.watcher.pending} files waiting`]);
   }
+  if (report.mqtt) {
+    const m = report.mqtt;
+    const state = m.connected === null ? 'daemon not running' : m.connected ? s.green('connected') : s.red('not connected');
+    const pending = m.pendingDetections + m.pendingUpdates;
+    const backlog = pending > 0 ? s.yellow(`${m.pendingDetections} detections and ${m.pendingUpdates} updates to publish`) : 'nothing to publish';
+    rest.push(['MQTT', `${m.broker ?? '-'}: ${state}; ${backlog}; last publish ${when(m.lastPublishAt)}`]);
+    if (m.lastError) rest.push(['  last error', `${s.red(m.lastError.message)} [${m.lastError.code}] ${when(m.lastError.at)}`]);
+  }
   lines.push(...renderFields(rest, LABEL_WIDTH));
   return lines;
 }

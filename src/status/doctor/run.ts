@@ -34,7 +34,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     ? result('config', 'config valid', 'warn', `${loaded.path ?? 'no config file'}: ${loaded.warnings.join('; ')}`, 'valid, but see the warnings', { file: loaded.path, warnings: loaded.warnings })
     : result('config', 'config valid', 'pass', loaded.path ?? 'no config file; environment only', null, { file: loaded.path });
 
-  const [service, clock, input, spool, queue, disk, flac] = await Promise.all([
+  const [service, clock, input, spool, queue, disk, flac, mqtt] = await Promise.all([
     options.offline
       ? Promise.resolve([result('service', 'service reachable', 'skip', 'not checked (--offline)'), result('token', 'token accepted', 'skip', 'not checked (--offline)')])
       : serviceChecks(config, options.timeoutMs ?? 5_000),
@@ -44,7 +44,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     queueCheck(config),
     diskCheck(config),
     flacCheck(),
+    // The mqtt package and its check are loaded only when MQTT is on.
+    config.mqtt.enabled
+      ? import('../../mqtt/doctor-check.js').then((m) => m.mqttCheck(config, options.timeoutMs ?? 5_000))
+      : Promise.resolve(result('mqtt', 'MQTT broker', 'skip', 'mqtt.enabled is false')),
   ]);
-  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, queue, disk, flac, input.inotify];
+  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, queue, disk, flac, input.inotify, mqtt];
   return { ok: checks.every((c) => c.status !== 'fail'), configInvalid: false, checks };
 }

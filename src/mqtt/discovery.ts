@@ -1,0 +1,98 @@
+import type { Config } from '../config/index.js';
+import { VERSION } from '../version.js';
+import { OFFLINE, ONLINE, stationTopics } from './topics.js';
+
+/**
+ * Home Assistant MQTT discovery: one retained config message per entity at
+ * `<discoveryPrefix>/<component>/<node_id>/<object_id>/config`, all grouped under one
+ * device for the station, so the station appears in Home Assistant without YAML. The
+ * entities read the retained `<base>/state` JSON and are available while
+ * `<base>/status` says `online`. An empty retained payload at the same topic removes
+ * an entity (see retract.ts).
+ *
+ * | object_id | component | what |
+ * |---|---|---|
+ * | `last_species` | sensor | the species of the last detection |
+ * | `detections_today` | sensor | detections today; the per-species counts as attributes |
+ * | `queue_waiting` | sensor | items waiting to be uploaded |
+ * | `uploads_paused` | binary_sensor (problem) | uploads paused; the reasons as attributes |
+ * | `last_upload` | sensor (timestamp) | time of the last successful upload |
+ * | `agent` | binary_sensor (connectivity) | the agent is running and connected |
+ */
+export interface DiscoveryMessage {
+  topic: string;
+  /** The config as Home Assistant reads it (abbreviations are not used, for legibility). */
+  payload: Record<string, unknown>;
+}
+
+export function discoveryMessages(config: Config): DiscoveryMessage[] {
+  const { mqtt } = config;
+  const topics = stationTopics(mqtt);
+  const nodeId = mqtt.clientId;
+  const device = {
+    identifiers: [`station_agent_${nodeId}`],
+    name: config.station.settings.name ?? `Station ${nodeId}`,
+    manufacturer: 'station-agent',
+    model: 'Acoustic monitoring station',
+    sw_version: VERSION,
+  };
+  const common = {
+    state_topic: topics.state,
+    availability: [{ topic: topics.status, payload_available: ONLINE, payload_not_available: OFFLINE }],
+    device,
+  };
+  const entity = (component: 'sensor' | 'binary_sensor', objectId: string, fields: Record<string, unknown>): DiscoveryMessage => ({
+    topic: `${mqtt.discoveryPrefix}/${component}/${nodeId}/${objectId}/config`,
+    payload: { unique_id: `${nodeId}_${objectId}`, object_id: `${nodeId}_${objectId}`, ...common, ...fields },
+  });
+  return [
+    entity('sensor', 'last_species', {
+      name: 'Last species',
+      icon: 'mdi:bird',
+      value_template: '{{ value_json.lastSpecies }}',
+      json_attributes_topic: topics.state,
+      json_attributes_template:
+        '{{ {"scientific_name": value_json.lastScientificName, "detected_at": value_json.lastDetectionAt} | tojson }}',
+    }),
+    entity('sensor', 'detections_today', {
+      name: 'Detections today',
+      icon: 'mdi:counter',
+      state_class: 'total_increasing',
+      value_template: '{{ value_json.detectionsToday }}',
+      json_attributes_topic: topics.state,
+      json_attributes_template: '{{ value_json.speciesToday | tojson }}',
+    }),
+    entity('sensor', 'queue_waiting', {
+      name: 'Queue waiting',
+      icon: 'mdi:tray-full',
+      state_class: 'measurement',
+      value_template: '{{ value_json.queue.waiting }}',
+    }),
+    entity('binary_sensor', 'uploads_paused', {
+      name: 'Uploads paused',
+      device_class: 'problem',
+      value_template: "{{ 'ON' if value_json.uploadsPaused else 'OFF' }}",
+      json_attributes_topic: topics.state,
+      json_attributes_template: '{{ {"reasons": value_json.pausedReasons} | tojson }}',
+    }),
+    entity('sensor', 'last_upload', {
+      name: 'Last upload',
+      device_class: 'timestamp',
+      value_template: '{{ value_json.lastUploadAt or None }}',
+    }),
+    {
+      topic: `${mqtt.discoveryPrefix}/binary_sensor/${nodeId}/agent/config`,
+      payload: {
+        unique_id: `${nodeId}_agent`,
+        object_id: `${nodeId}_agent`,
+        name: 'Agent',
+        device_class: 'connectivity',
+        entity_category: 'diagnostic',
+        state_topic: topics.status,
+        payload_on: ONLINE,
+        payload_off: OFFLINE,
+        device,
+      },
+    },
+  ];
+}

@@ -1,0 +1,12 @@
+/**
+ * MQTT and Home Assistant (docs/MQTT.md). Importing this module does not load the
+ * `mqtt` package; the first connect does (connection.ts). The daemon imports this
+ * module only when `mqtt.enabled` or `mqtt.url` is set.
+ */
+export { MqttPublisher, BATCH_SIZE, type MqttMessageKind, type MqttObserver, type MqttPublisherOptions, type MqttRuntime } from './publisher.js';
+export { retractFromBroker, clearRetained } from './retract.js';
+export { mqttCheck } from './doctor-check.js';
+export { discoveryMessages, type DiscoveryMessage } from './discovery.js';
+export { stationTopics, type StationTopics, type DetectionPayload, type DetectionUpdatePayload, type StatePayload } from './topics.js';
+export { outboxCounts, type OutboxCounts } from './outbox.js';
+export { MqttError, type MqttErrorCode } from './errors.js';

@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import type { IClientOptions } from 'mqtt';
+import { redactUrlPassword, urlPassword, type MqttConfig } from '../config/index.js';
+import { fileProblem } from '../config/secret-files.js';
+import { removeSecrets } from '../log/scrub.js';
+import { MqttError } from './errors.js';
+
+/**
+ * From the `mqtt` settings to the mqtt client's connect options: the password file and
+ * the CA file are read here, at each connect (a password changed on disk is used on the
+ * next reconnect). The result carries the secrets to scrub from every message and a
+ * URL safe to show.
+ */
+export interface BrokerSettings {
+  url: string;
+  /** The URL with any password in it replaced by `<redacted>`: for logs, status and doctor. */
+  displayUrl: string;
+  options: IClientOptions;
+  /** The password (file or URL): never in a log line, an error or `--json`. */
+  secrets: string[];
+}
+
+/** How long a connect may take before it counts as failed. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Keep-alive in seconds: a broker that stops answering is noticed within 1.5 times this. */
+const KEEPALIVE_S = 30;
+
+export interface BrokerSettingsExtras {
+  /** The last will: published by the broker when the connection is lost. */
+  will?: IClientOptions['will'];
+  connectTimeoutMs?: number;
+}
+
+export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExtras = {}): Promise<BrokerSettings> {
+  if (!mqtt.url) throw new MqttError('ERR_MQTT_CONFIG', 'mqtt.url is not set');
+  const password = mqtt.passwordFile ? await readPasswordFile(mqtt.passwordFile) : undefined;
+  const ca = mqtt.caFile ? await readCaFile(mqtt.caFile) : undefined;
+  const secrets = [password, urlPassword(mqtt.url)].filter((s): s is string => typeof s === 'string' && s !== '');
+  const options: IClientOptions = {
+    clientId: mqtt.clientId,
+    protocolVersion: mqtt.version === '5' ? 5 : 4,
+    // A clean session and no automatic reconnect: the publisher reconnects with its own
+    // backoff and a fresh client, so nothing piles up in the client's offline queue.
+    clean: true,
+    reconnectPeriod: 0,
+    connectTimeout: extras.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    keepalive: KEEPALIVE_S,
+    queueQoSZero: false,
+    ...(mqtt.username !== undefined ? { username: mqtt.username } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(ca !== undefined ? { ca } : {}),
+    ...(extras.will ? { will: extras.will } : {}),
+  };
+  return { url: mqtt.url, displayUrl: redactUrlPassword(mqtt.url), options, secrets };
+}
+
+/** `err`'s message without the broker's secrets. */
+export function safeMessage(err: unknown, secrets: readonly string[]): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return removeSecrets(text, secrets);
+}
+
+async function readPasswordFile(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new MqttError('ERR_MQTT_CONFIG', `mqtt.passwordFile ${file} ${fileProblem(err)}`);
+  }
+  const password = text.trim();
+  if (password === '') throw new MqttError('ERR_MQTT_CONFIG', `mqtt.passwordFile ${file} is empty`);
+  return password;
+}
+
+async function readCaFile(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    throw new MqttError('ERR_MQTT_CONFIG', `mqtt.caFile ${file} ${fileProblem(err)}`);
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * Home Assistant's MQTT discovery, as its documentation states the required and
+ * typed fields (integrations/mqtt: "Discovery messages", the sensor and binary_sensor
+ * platforms). Written independently of src/mqtt/discovery.ts so a wrong payload fails.
+ */
+const device = z.object({
+  identifiers: z.array(z.string().min(1)).min(1),
+  name: z.string().min(1),
+  manufacturer: z.string().min(1),
+  model: z.string().min(1),
+  sw_version: z.string().min(1),
+});
+const availability = z.array(z.object({ topic: z.string().min(1), payload_available: z.string(), payload_not_available: z.string() })).min(1);
+const topic = z.string().regex(/^[^#+]+$/);
+const base = z.object({
+  unique_id: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  name: z.string().min(1),
+  state_topic: topic,
+  device,
+});
+const SENSOR_DEVICE_CLASSES = ['timestamp', 'duration', 'date'] as const;
+const sensor = base.extend({
+  availability,
+  value_template: z.string().includes('value_json'),
+  device_class: z.enum(SENSOR_DEVICE_CLASSES).optional(),
+  state_class: z.enum(['measurement', 'total', 'total_increasing']).optional(),
+});
+const binarySensor = base.extend({
+  availability: availability.optional(),
+  device_class: z.enum(['problem', 'connectivity']),
+});
+
+export interface DiscoveryCheck {
+  topic: (nodeId: string) => string;
+  schema: z.ZodType;
+}
+
+/** The entities the station must announce: `<prefix>/<component>/<node_id>/<object_id>/config`. */
+export const HA_DISCOVERY_CHECKS: DiscoveryCheck[] = [
+  { topic: (n) => `homeassistant/sensor/${n}/last_species/config`, schema: sensor },
+  { topic: (n) => `homeassistant/sensor/${n}/detections_today/config`, schema: sensor },
+  { topic: (n) => `homeassistant/sensor/${n}/queue_waiting/config`, schema: sensor },
+  { topic: (n) => `homeassistant/sensor/${n}/last_upload/config`, schema: sensor.extend({ device_class: z.literal('timestamp') }) },
+  {
+    topic: (n) => `homeassistant/binary_sensor/${n}/uploads_paused/config`,
+    schema: binarySensor.extend({ availability, value_template: z.string().includes('value_json') }),
+  },
+  {
+    // The availability entity reads the status topic itself (online/offline).
+    topic: (n) => `homeassistant/binary_sensor/${n}/agent/config`,
+    schema: binarySensor.extend({ device_class: z.literal('connectivity'), payload_on: z.literal('online'), payload_off: z.literal('offline') }),
+  },
+];

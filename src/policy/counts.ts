@@ -22,16 +22,14 @@ export interface PolicyCounts {
 
 export const POLICY_COUNTS_KEY = 'policyCounts';
 
+export function emptyCounts(): PolicyCounts {
+  return { humanSoundscapesWithheld: 0, nonBird: {}, excluded: 0, belowSpeciesMinConfidence: 0, speciesGateExpired: 0 };
+}
+
 /** The stored counts (all zero before the first). */
 export function readPolicyCounts(q: Queue): PolicyCounts {
   const stored = getMeta<Partial<PolicyCounts>>(q, POLICY_COUNTS_KEY) ?? {};
-  return {
-    humanSoundscapesWithheld: stored.humanSoundscapesWithheld ?? 0,
-    nonBird: { ...stored.nonBird },
-    excluded: stored.excluded ?? 0,
-    belowSpeciesMinConfidence: stored.belowSpeciesMinConfidence ?? 0,
-    speciesGateExpired: stored.speciesGateExpired ?? 0,
-  };
+  return { ...emptyCounts(), ...stored, nonBird: { ...stored.nonBird } };
 }
 
 export function isEmpty(d: PolicyCounts): boolean {

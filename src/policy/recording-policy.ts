@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { ParsedDetection } from '../ingest/types.js';
-import type { PolicyCounts } from './counts.js';
+import { emptyCounts, type PolicyCounts } from './counts.js';
 import { NameMap, NameSet } from './names.js';
 
 /**
@@ -86,8 +86,4 @@ export function createStationPolicy(config: Pick<Config, 'input' | 'privacy' | '
       return { post, withheld, below, counts };
     },
   };
-}
-
-export function emptyCounts(): PolicyCounts {
-  return { humanSoundscapesWithheld: 0, nonBird: {}, excluded: 0, belowSpeciesMinConfidence: 0, speciesGateExpired: 0 };
 }

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import { release, type Queue } from '../queue/index.js';
 import { SPECIES_GATE, expireSpeciesGate } from '../queue/species-gate.js';
-import { addPolicyCounts } from './counts.js';
-import { emptyCounts } from './recording-policy.js';
+import { addPolicyCounts, emptyCounts } from './counts.js';
 
 /**
  * The species gate's housekeeping, run by the retention sweep: with the gate on, drops

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
+import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../api/types.js';
 import { freeBytes } from './disk.js';
 import { queueDbPath, queueExists } from './queue-file.js';
@@ -68,6 +69,8 @@ export interface StatusReport {
   configSync: { state: string; at: string | null; error: string | null; attempts: number | null } | null;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   watcher: { ready: boolean; pending: number; dir: string } | null;
+  /** What the station's policies kept back since the queue was created (privacy, filters). */
+  policy: PolicyCounts;
 }
 
 export interface CollectStatusOptions {
@@ -137,6 +140,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       : null,
     station: stored?.station ?? null,
     watcher: live ? { ...live.watcher } : null,
+    policy: stored?.policy ?? emptyCounts(),
   };
 }
 
@@ -147,16 +151,18 @@ interface StoredState {
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
+  policy: PolicyCounts;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
   // The four operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
+    import('../policy/counts.js'),
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
   try {
@@ -167,6 +173,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),
       station: readStation(getMeta(q, 'station')),
+      policy: readPolicyCounts(q),
     }));
   } finally {
     q.close();

@@ -90,7 +90,9 @@ describe('species gate (filters.minDetectionsPer24h) against the local service',
     for (const d of magpies) expect(d.soundscape?.url).toBeTruthy();
 
     // A day later the lone blackbird expires: dropped with the reason, its recording and spooled audio with it.
-    const blackbird = listItems(q, { kind: 'detection', limit: 100 }).items.find((d) => d.scientificName === 'Turdus merula')!;
+    const blackbird = listItems(q, { kind: 'detection', limit: 100 })
+      .items.filter((d) => d.kind === 'detection')
+      .find((d) => d.scientificName === 'Turdus merula')!;
     const rec = getItem(q, 'recording', blackbird.recordingId!)!;
     expect(rec.holdReason).toBe(SPECIES_GATE);
     expect(existsSync(rec.spoolPath!)).toBe(true);

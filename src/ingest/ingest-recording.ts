@@ -80,7 +80,7 @@ export async function ingestRecording(ctx: IngestContext, given: IngestInput): P
     if (input.spooledAudio && !ctx.dryRun) await rm(input.spooledAudio, { force: true });
     if (kept.length === 0) {
       if (!ctx.dryRun) countDecision(ctx.queue, decision);
-      return { status: 'no-detections', below: parsed.detections.length - kept.length, problems };
+      return { status: 'no-detections', below: decision.below, problems };
     }
     input = { resultPath: input.resultPath, audioPath: input.audioPath };
   }

@@ -27,8 +27,11 @@ describe('station-agent ingest (backfill, the CLI as a process) applies the same
       [6, 'Gun', 'Gun', 0.4],
     ]);
 
-    const ingest = parseJson(await runCli(['ingest', dump, '--json', '--config', world.configPath]));
-    expect(ingest).toMatchObject({ recordings: 1, detections: 1 });
+    const run = await runCli(['ingest', dump, '--json', '--config', world.configPath]);
+    expect(parseJson(run)).toMatchObject({ recordings: 1, detections: 1 });
+    // Said on stderr: the file, the class and its confidence.
+    expect(run.stderr).toContain('privacy: ');
+    expect(run.stderr).toMatch(/20240224_161937\.BirdNET\.results\.csv line 3: Human vocal at 0\.12/);
     // Backfill never spooled the audio: there is nothing to delete afterwards either.
     expect(spoolFiles(world.dataDir)).toEqual([]);
 

@@ -177,7 +177,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       } else if (outcome.status === 'error') {
         log.error({ file, code: outcome.code }, outcome.message);
       } else if (outcome.status === 'no-detections') {
-        log.debug({ file }, 'no detection at or above input.minConfidence');
+        log.debug({ file }, 'no detection to post (input.minConfidence, filters)');
       }
       if ('problems' in outcome) for (const problem of outcome.problems) log.warn({ file }, problem);
     },

@@ -259,6 +259,80 @@ const inputSchema = z
   });
 
 // ---------------------------------------------------------------------------
+// privacy and filters (station policies: src/policy/)
+
+export const AUDIO_MODES = ['upload', 'never'] as const;
+/** The analyzer's human classes (labels file lines `Human vocal_Human vocal`, ...). */
+export const HUMAN_CLASSES = ['Human vocal', 'Human non-vocal', 'Human whistle'] as const;
+/** Classes of the analyzer's labels that the service refuses (422): never posted. */
+export const NON_BIRD_CLASSES = ['Dog', 'Engine', 'Environmental', 'Fireworks', 'Gun', 'Noise', 'Power tools', 'Siren', ...HUMAN_CLASSES] as const;
+
+/** A list of species or class names as the labels file writes them. */
+function nameList(defaults: readonly string[]) {
+  return z
+    .array(z.string().trim().min(1, { error: 'must not hold an empty name' }))
+    .default(() => [...defaults])
+    .meta({ typeText: 'list of names' });
+}
+
+const privacySchema = z.strictObject({
+  audio: z
+    .enum(AUDIO_MODES)
+    .default('upload')
+    .describe(
+      '`upload`: soundscapes are uploaded with their detections. `never`: only detections are posted; no audio is spooled, kept or uploaded at all (analyzerpi WAVs are not even linked into the spool).',
+    )
+    .meta({ examples: ['upload'] }),
+  withholdHumanRecordings: z
+    .boolean()
+    .default(true)
+    .describe(
+      'A recording in which the analyzer found one of `privacy.humanClasses` at or above `privacy.humanMinConfidence` (in any row it wrote, also rows below `input.minConfidence`) is never uploaded as a soundscape: its spooled audio is deleted at once, its other detections are posted without a soundscape. Each such recording is logged (file, class, confidence) and counted in `status` and the metrics.',
+    )
+    .meta({ examples: [true] }),
+  humanClasses: nameList(HUMAN_CLASSES)
+    .describe(
+      'The classes that mean a person is audible, by scientific or common name as in the labels file (case-insensitive). Detections of these classes are never posted, whatever the other settings.',
+    )
+    .meta({ examples: [[...HUMAN_CLASSES]] }),
+  humanMinConfidence: between(0, 1)
+    .default(0.04)
+    .describe(
+      'Confidence from which a human-class row withholds its recording\'s soundscape. Low on purpose (the service\'s own default for `station.settings.minHumanConfidence`): a false alarm costs one soundscape, a miss uploads a voice. The analyzer writes only rows above its own threshold, so anything below that means "any human row".',
+    )
+    .meta({ examples: [0.04] }),
+});
+
+const filtersSchema = z.strictObject({
+  nonBirdClasses: nameList(NON_BIRD_CLASSES)
+    .describe(
+      'Classes never posted (the service answers 422 for them), by scientific or common name as in the labels file (`Dog` for the line `Dog_Dog`), case-insensitive. They are dropped at ingest and counted per class in `status` and the metrics, never queued.',
+    )
+    .meta({ examples: [[...NON_BIRD_CLASSES]] }),
+  include: nameList([])
+    .describe(
+      'When not empty, only these species are posted (scientific or common name, case-insensitive). `filters.exclude` wins over it. Others are dropped at ingest and counted.',
+    )
+    .meta({ examples: [['Pica pica', 'Eurasian Blackbird']] }),
+  exclude: nameList([])
+    .describe('Species never posted (scientific or common name, case-insensitive), even when `filters.include` lists them. Dropped at ingest and counted.')
+    .meta({ examples: [['House Sparrow']] }),
+  speciesMinConfidence: z
+    .record(z.string().trim().min(1, { error: 'must not be an empty name' }), between(0, 1))
+    .default(() => ({}))
+    .describe(
+      'Per-species upload threshold, replacing `input.minConfidence` for that species (higher or lower), keyed by scientific or common name (case-insensitive). Rows below it are dropped at ingest and counted.',
+    )
+    .meta({ examples: [{ 'Pica pica': 0.9, 'Eurasian Blackbird': 0.5 }], typeText: 'object: name -> 0..1' }),
+  minDetectionsPer24h: wholeBetween(1, 1_000)
+    .default(1)
+    .describe(
+      'A species is posted only once it has this many detections within 24 h (counted by detection time, so a backfill behaves like live ingest). The first ones are queued held (`species-gate`) and released when the count is reached; a recording whose detections are all held waits with them. Held detections that never reach it expire 24 h after their detection (or after ingest, whichever is later): they become `dropped` with code `ERR_SPECIES_GATE`, and a recording left with only expired detections is dropped too, its spooled audio deleted by retention. 1 turns the gate off.',
+    )
+    .meta({ examples: [1] }),
+});
+
+// ---------------------------------------------------------------------------
 // the rest
 
 const uploadSchema = z
@@ -476,6 +550,14 @@ export const configSchema = z.strictObject({
   retention: retentionSchema.prefault({}).describe('What the agent keeps in `dataDir` after upload.'),
   disk: diskSchema.prefault({}).describe('Protects the SD card from filling up.'),
   clock: clockSchema.prefault({}).describe('A Raspberry Pi has no real-time clock: after boot its time is wrong until NTP syncs.'),
+  privacy: privacySchema
+    .prefault({})
+    .describe('What never leaves the station: audio altogether (`audio: never`), or the soundscapes in which the analyzer heard a person.'),
+  filters: filtersSchema
+    .prefault({})
+    .describe(
+      'Which detections are posted: classes the service refuses, include and exclude lists, per-species thresholds, and a gate that waits for several detections of a species. Decided at ingest (never queued, counted) except the gate, which holds items in the queue.',
+    ),
   metrics: metricsSchema.prefault({}).describe('Prometheus metrics.'),
   mqtt: mqttSchema.prefault({}).describe('Publishing to an MQTT broker, with Home Assistant discovery (docs/MQTT.md).'),
   log: logSchema.prefault({}).describe('Logging.'),
@@ -492,3 +574,4 @@ export type AfterUploadAction = (typeof AFTER_UPLOAD_ACTIONS)[number];
 export type ClockSyncMode = (typeof CLOCK_SYNC_MODES)[number];
 export type MqttConfig = Config['mqtt'];
 export type MqttRetainPolicy = (typeof MQTT_RETAIN_POLICIES)[number];
+export type AudioMode = (typeof AUDIO_MODES)[number];

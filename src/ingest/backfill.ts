@@ -77,7 +77,7 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
       // Rows that could not be read (an unresolvable common name, a garbage row) say more than "nothing above the threshold".
       const why = outcome.below === 0 && outcome.problems.length > 0
         ? `no readable detection: ${outcome.problems[0]}${outcome.problems.length > 1 ? ` (and ${outcome.problems.length - 1} more)` : ''}`
-        : `no detection at or above input.minConfidence ${options.config.input.minConfidence} (${outcome.below} below)`;
+        : `no detection to post: none at or above input.minConfidence ${options.config.input.minConfidence} (${outcome.below} below) or the filters left none`;
       skip(file, why);
     } else if (outcome.status === 'error') {
       if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: outcome.message });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
+import { createStationPolicy } from '../policy/recording-policy.js';
 import type { IngestContext } from './ingest-recording.js';
 import { Labels } from './labels.js';
 import { Spool } from './spool.js';
@@ -26,7 +27,7 @@ export async function createIngestContext(
     spool,
     labels,
     zone: config.station.timezone,
-    minConfidence: config.input.minConfidence,
+    policy: createStationPolicy(config),
     // The mode decides which files are looked at; within them, the format follows each file's name and header.
     format,
     lat: config.station.latitude ?? null,

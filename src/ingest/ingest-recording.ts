@@ -6,8 +6,10 @@ import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
 import { readFlacInfo } from '../audio/flac-info.js';
 import { readWavInfo, type WavInfo } from '../audio/wav.js';
 import { errorMessage } from '../errors.js';
-import { enqueueRecording, type NewDetection, type NewRecording, type Queue } from '../queue/index.js';
+import { type NewDetection, type NewRecording, type Queue } from '../queue/index.js';
 import { findRecordingBySourceKey } from '../queue/find-recording.js';
+import { countDecision, enqueueWithPolicy, logWithheld } from '../policy/enqueue.js';
+import type { StationPolicy } from '../policy/recording-policy.js';
 import { ResultFileError } from './errors.js';
 import { parseResultFile } from './formats.js';
 import type { Labels } from './labels.js';
@@ -17,8 +19,9 @@ import type { ParsedResultFile, ResultFormat } from './types.js';
 
 /**
  * Turns one analyzer result (and its audio, when there is one) into queue items:
- * parse, resolve the recording's start, keep the detections at or above
- * `minConfidence`, take the audio into the spool, and enqueue everything in one
+ * parse, apply the station's policies (src/policy: thresholds, privacy, filters, the
+ * species gate), resolve the recording's start, take the audio into the spool unless
+ * the policies withhold it, and enqueue everything in one
  * transaction. Used by the watcher and by `station-agent ingest` alike, so a
  * backfill behaves exactly like live ingestion.
  */
@@ -28,7 +31,8 @@ export interface IngestContext {
   labels: Labels | undefined;
   /** IANA zone of the station: naive local file names are read in it. */
   zone: string;
-  minConfidence: number;
+  /** Which rows are posted and whether the audio may be kept (input.minConfidence, privacy, filters). */
+  policy: StationPolicy;
   format: ResultFormat | 'auto';
   lat: number | null;
   lon: number | null;
@@ -55,7 +59,8 @@ export type IngestOutcome =
   | { status: 'not-ready'; reason: string }
   | { status: 'error'; message: string; code: string };
 
-export async function ingestRecording(ctx: IngestContext, input: IngestInput): Promise<IngestOutcome> {
+export async function ingestRecording(ctx: IngestContext, given: IngestInput): Promise<IngestOutcome> {
+  let input = given;
   let parsed: ParsedResultFile;
   try {
     const text = await readFile(input.resultPath, 'utf8');
@@ -66,16 +71,27 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
     return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code };
   }
   const problems = parsed.errors.map((e) => e.message);
-  const kept = parsed.detections.filter((d) => d.confidence >= ctx.minConfidence);
-  if (kept.length === 0) {
+  // Every row the analyzer wrote, before any threshold: a person heard below input.minConfidence still counts.
+  const decision = ctx.policy.decide(parsed.detections);
+  const kept = decision.post;
+  if (decision.withheld && !ctx.dryRun) logWithheld(ctx.log, input.resultPath, decision, Boolean(input.spooledAudio));
+  if (kept.length === 0 || (decision.withheld && input.spooledAudio)) {
+    // Audio the policies withhold is deleted before anything else happens to it.
     if (input.spooledAudio && !ctx.dryRun) await rm(input.spooledAudio, { force: true });
-    return { status: 'no-detections', below: parsed.detections.length, problems };
+    if (kept.length === 0) {
+      if (!ctx.dryRun) countDecision(ctx.queue, decision);
+      return { status: 'no-detections', below: decision.below, problems };
+    }
+    input = { resultPath: input.resultPath, audioPath: input.audioPath };
   }
 
   const audioPath = input.spooledAudio ?? input.audioPath;
+  // Withheld audio is still read for the recording's start (header, metadata), never spooled
+  // or waited for, and its problems are nobody's concern.
+  const audioKept = !decision.withheld;
   const audio = audioPath ? await inspectAudio(audioPath) : null;
-  if (audio?.kind === 'not-ready') return { status: 'not-ready', reason: audio.reason };
-  if (audio?.kind === 'invalid' || audio?.kind === 'missing') problems.push(audio.message);
+  if (audio?.kind === 'not-ready' && audioKept) return { status: 'not-ready', reason: audio.reason };
+  if ((audio?.kind === 'invalid' || audio?.kind === 'missing') && audioKept) problems.push(audio.message);
   let audioOk = audio?.kind === 'wav' || audio?.kind === 'flac' ? audio : null;
 
   const nameForTime = input.audioPath ?? parsed.audioFileName ?? input.resultPath;
@@ -117,7 +133,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const existing = findRecordingBySourceKey(ctx.queue, sourceKey);
   let spoolPath: string | null = existing?.spoolPath ?? null;
   let audioState: 'spooled' | 'none' | 'existing' = existing ? 'existing' : 'none';
-  if (!existing && !audioOk && audio?.kind === 'missing') {
+  if (!existing && !audioOk && audio?.kind === 'missing' && audioKept) {
     // A crash after the audio was moved into the spool but before its row was committed
     // left it under its spool name: take it from there instead of losing it.
     const left = await leftInSpool(ctx, sourceKey);
@@ -129,7 +145,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
     }
   }
   let audioGone = false;
-  if (!existing && audioOk && audioPath && !spoolPath) {
+  if (!existing && audioOk && audioPath && !spoolPath && audioKept) {
     try {
       spoolPath = await spoolAudio(ctx, audioPath, Boolean(input.spooledAudio), sourceKey, audioOk.kind);
       audioState = spoolPath ? 'spooled' : 'none';
@@ -150,7 +166,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
     await rm(input.spooledAudio, { force: true });
   }
 
-  const recording: NewRecording | null = (audioOk && !audioGone) || existing
+  const recording: NewRecording | null = !audioKept ? null : (audioOk && !audioGone) || existing
     ? {
         sourceKey,
         sourcePath: audioPath ?? input.resultPath,
@@ -165,7 +181,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
       }
     : null;
   try {
-    const result = enqueueRecording(ctx.queue, { recording, detections });
+    const result = enqueueWithPolicy(ctx.queue, ctx.policy, { recording, detections }, decision, nowMs);
     return {
       status: 'queued',
       recordingId: result.recordingId,

@@ -151,7 +151,9 @@ export class Pairing {
   private async wanted(jsonPath: string): Promise<boolean> {
     try {
       const parsed = parseResultFile(jsonPath, await readFile(jsonPath, 'utf8'), { labels: this.opts.ctx.labels });
-      return parsed.detections.some((d) => d.confidence >= this.opts.ctx.minConfidence);
+      // The same decision ingest makes: nothing to post, or audio the policies withhold, is not copied.
+      const decision = this.opts.ctx.policy.decide(parsed.detections);
+      return decision.post.length > 0 && !decision.withheld;
     } catch {
       return false;
     }
@@ -164,7 +166,8 @@ export class Pairing {
   }
 
   private takesOnSight(file: string): boolean {
-    if (this.opts.mode === 'results') return false;
+    // privacy.audio never: no WAV is linked or held, so none reaches the spool.
+    if (this.opts.mode === 'results' || !this.opts.ctx.policy.keepsAudio) return false;
     return this.opts.mode === 'analyzerpi' ? /\.wav$/i.test(file) : ANALYZERPI_WAV.test(path.basename(file));
   }
 

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { readPolicyCounts, type PolicyCounts } from '../policy/counts.js';
 import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue, type QueueCounts } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
 import type { UploadObserver, UploadOutcome } from '../upload/ports.js';
@@ -24,6 +25,9 @@ import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
  * | `station_agent_mqtt_published_total` | counter | kind | the MQTT publisher's observer: messages acknowledged (detection, update, state, status, discovery) |
  * | `station_agent_mqtt_failures_total` | counter | stage | the MQTT publisher's observer: failed connects and lost publishing sessions |
  * | `station_agent_mqtt_connected` | gauge | | daemon snapshot: 1 while connected to the broker, else 0 (also while MQTT is off) |
+ * | `station_agent_privacy_soundscapes_withheld_total` | counter | | stored policy counts: soundscapes withheld because a person was heard |
+ * | `station_agent_non_bird_detections_total` | counter | class | stored policy counts: rows of `filters.nonBirdClasses` / human classes not posted |
+ * | `station_agent_filtered_detections_total` | counter | reason | stored policy counts: `excluded`, `below-species-min-confidence`, `species-gate-expired` |
  *
  * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
  * minute costs one 12-row read, and an idle station writes nothing for metrics.
@@ -218,6 +222,55 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     published: (kind, count) => mqttPublished.inc({ kind }, count),
     failed: (stage) => mqttFailures.inc({ stage }),
   };
+  // Policy counters live in the queue (they survive restarts): read on scrape like the queue gauges.
+  let policyCache: { counts: PolicyCounts | null } | null = null;
+  const readPolicy = (): PolicyCounts | null => {
+    if (policyCache) return policyCache.counts;
+    let counts: PolicyCounts | null = null;
+    try {
+      if (queue.open) counts = readPolicyCounts(queue);
+    } catch {
+      counts = null;
+    }
+    policyCache = { counts };
+    setImmediate(() => (policyCache = null));
+    return counts;
+  };
+  new Counter({
+    name: 'station_agent_privacy_soundscapes_withheld_total',
+    help: 'Recordings whose soundscape was withheld because the analyzer heard a person (privacy.withholdHumanRecordings).',
+    registers,
+    collect() {
+      const p = readPolicy();
+      this.reset();
+      if (p) this.inc(p.humanSoundscapesWithheld);
+    },
+  });
+  new Counter({
+    name: 'station_agent_non_bird_detections_total',
+    help: 'Rows of non-bird and human classes (filters.nonBirdClasses, privacy.humanClasses) not posted, per class.',
+    labelNames: ['class'] as const,
+    registers,
+    collect() {
+      const p = readPolicy();
+      this.reset();
+      for (const [name, n] of Object.entries(p?.nonBird ?? {})) this.inc({ class: name }, n);
+    },
+  });
+  new Counter({
+    name: 'station_agent_filtered_detections_total',
+    help: 'Detections not posted by filters: excluded (filters.include/exclude), below-species-min-confidence, species-gate-expired.',
+    labelNames: ['reason'] as const,
+    registers,
+    collect() {
+      const p = readPolicy();
+      this.reset();
+      if (!p) return;
+      this.inc({ reason: 'excluded' }, p.excluded);
+      this.inc({ reason: 'below-species-min-confidence' }, p.belowSpeciesMinConfidence);
+      this.inc({ reason: 'species-gate-expired' }, p.speciesGateExpired);
+    },
+  });
 
   function storedLastSuccess(): number | null {
     try {

@@ -168,6 +168,23 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX detections_mqtt ON detections (mqtt_published, id) WHERE mqtt_published < 2;
       `),
   },
+  {
+    version: 5,
+    name: 'species sightings for the species gate',
+    // filters.minDetectionsPer24h (species-gate.ts): one row per gated detection, by species and
+    // detection time, so the count within 24 h is an index range; expires_at orders expiry and pruning.
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE species_sightings (
+          species     TEXT NOT NULL,
+          detected_at INTEGER NOT NULL,
+          dedupe_key  TEXT NOT NULL,
+          expires_at  INTEGER NOT NULL,
+          PRIMARY KEY (species, detected_at, dedupe_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX species_sightings_expires ON species_sightings (expires_at);
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

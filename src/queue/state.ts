@@ -40,7 +40,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'unknown', to: 'sending', when: 'claimed for reconciliation' },
   { from: 'sending', to: 'failed', when: 'terminal failure' },
   { from: 'failed', to: 'pending', when: 'operator queue retry' },
-  { from: 'pending', to: 'dropped', when: 'operator queue drop' },
+  { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired' },
   { from: 'sending', to: 'dropped', when: 'operator queue drop' },
   { from: 'unknown', to: 'dropped', when: 'operator queue drop' },
   { from: 'failed', to: 'dropped', when: 'operator queue drop' },

@@ -1,5 +1,6 @@
 import { redactUrlPassword, type Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
+import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../api/types.js';
 import { freeBytes } from './disk.js';
 import { queueDbPath, queueExists } from './queue-file.js';
@@ -81,6 +82,8 @@ export interface StatusReport {
     lastPublishAt: string | null;
     lastError: { message: string; code: string; at: string | null } | null;
   } | null;
+  /** What the station's policies kept back since the queue was created (privacy, filters). */
+  policy: PolicyCounts;
 }
 
 export interface CollectStatusOptions {
@@ -151,6 +154,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     station: stored?.station ?? null,
     watcher: live ? { ...live.watcher } : null,
     mqtt: config.mqtt.enabled ? mqttStatus(config, live, stored) : null,
+    policy: stored?.policy ?? emptyCounts(),
   };
 }
 
@@ -174,16 +178,18 @@ interface StoredState {
   lastSuccessAt: number | undefined;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   mqttOutbox: { detections: number; updates: number } | null;
+  policy: PolicyCounts;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
   // The four operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, outbox] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }, outbox] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
+    import('../policy/counts.js'),
     config.mqtt.enabled ? import('../mqtt/outbox.js') : null,
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
@@ -196,6 +202,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),
       station: readStation(getMeta(q, 'station')),
       mqttOutbox: outbox ? outbox.outboxCounts(q) : null,
+      policy: readPolicyCounts(q),
     }));
   } finally {
     q.close();

@@ -5,20 +5,25 @@ import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
 import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
+import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
 
 /**
- * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`),
+ * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`;
+ * also of recordings dropped, e.g. by the species gate's expiry, run here first),
  * and, only when the user opted in with `input.afterUpload`, deletes or moves the
  * analyzer's own audio file. Audio that is not uploaded is never deleted.
  */
 export class RetentionSweeper {
   private running: Promise<void> | null = null;
+  private readonly speciesGate: SpeciesGateSweep;
 
   constructor(
     private readonly queue: Queue,
     private readonly config: Config,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.speciesGate = new SpeciesGateSweep(queue, config.filters.minDetectionsPer24h, log);
+  }
 
   spoolBytes(): number {
     return spoolUsage(this.queue).bytes;
@@ -36,6 +41,8 @@ export class RetentionSweeper {
     try {
       const retired = retireAudiolessRecordings(this.queue, Date.now() - this.config.upload.noSoundscapeAfterSec * 1000);
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
+      // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
+      this.speciesGate.run();
       for (;;) {
         const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100 });
         if (files.length === 0) return;

@@ -44,7 +44,7 @@ describe('openQueue', () => {
     const q = open(dbPath);
     expect(q.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const tables = q.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['detections', 'ingested_files', 'meta', 'recordings', 'state_counts']);
+    expect(tables).toEqual(['detections', 'ingested_files', 'meta', 'recordings', 'species_sightings', 'state_counts']);
     enqueueRecording(q, { recording: recording(1), detections: [detection('k', 1)] });
     q.close();
 

@@ -57,8 +57,22 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
     rest.push(['MQTT', `${m.broker ?? '-'}: ${state}; ${backlog}; last publish ${when(m.lastPublishAt)}`]);
     if (m.lastError) rest.push(['  last error', `${s.red(m.lastError.message)} [${m.lastError.code}] ${when(m.lastError.at)}`]);
   }
+  const policy = policyLine(report.policy);
+  if (policy) rest.push(['Policies', policy]);
   lines.push(...renderFields(rest, LABEL_WIDTH));
   return lines;
+}
+
+/** What privacy and filters kept back, when anything: e.g. `2 soundscapes withheld (human); not posted: Dog 3, Human vocal 1`. */
+function policyLine(p: StatusReport['policy']): string | null {
+  const parts: string[] = [];
+  if (p.humanSoundscapesWithheld > 0) parts.push(`${p.humanSoundscapesWithheld} soundscapes withheld (human)`);
+  const classes = Object.entries(p.nonBird).sort(([a], [b]) => a.localeCompare(b));
+  if (classes.length > 0) parts.push(`not posted: ${classes.map(([name, n]) => `${name} ${n}`).join(', ')}`);
+  if (p.excluded > 0) parts.push(`${p.excluded} excluded by filters.include/exclude`);
+  if (p.belowSpeciesMinConfidence > 0) parts.push(`${p.belowSpeciesMinConfidence} below filters.speciesMinConfidence`);
+  if (p.speciesGateExpired > 0) parts.push(`${p.speciesGateExpired} expired at the species gate`);
+  return parts.length > 0 ? parts.join('; ') : null;
 }
 
 /** `Config sync:` is the longest label: every value starts in the same column. */

@@ -1,0 +1,51 @@
+import type { Queue } from '../queue/db.js';
+import { getMeta, setMeta } from '../queue/meta.js';
+
+/**
+ * What the station's policies kept back, cumulative since the queue was created: kept in
+ * the queue's `meta` table (key `policyCounts`) so that `status` and the metrics show
+ * them across restarts. Rows are counted each time their file is ingested (a forced
+ * re-ingest counts them again).
+ */
+export interface PolicyCounts {
+  /** Recordings whose soundscape was withheld because a person was heard (privacy). */
+  humanSoundscapesWithheld: number;
+  /** Rows of non-bird (and human) classes at or above their threshold, per class. */
+  nonBird: Record<string, number>;
+  /** Rows left out by `filters.include` / `filters.exclude`. */
+  excluded: number;
+  /** Rows at or above `input.minConfidence` but below their `filters.speciesMinConfidence`. */
+  belowSpeciesMinConfidence: number;
+  /** Detections dropped by the species gate (`filters.minDetectionsPer24h` never reached). */
+  speciesGateExpired: number;
+}
+
+export const POLICY_COUNTS_KEY = 'policyCounts';
+
+export function emptyCounts(): PolicyCounts {
+  return { humanSoundscapesWithheld: 0, nonBird: {}, excluded: 0, belowSpeciesMinConfidence: 0, speciesGateExpired: 0 };
+}
+
+/** The stored counts (all zero before the first). */
+export function readPolicyCounts(q: Queue): PolicyCounts {
+  const stored = getMeta<Partial<PolicyCounts>>(q, POLICY_COUNTS_KEY) ?? {};
+  return { ...emptyCounts(), ...stored, nonBird: { ...stored.nonBird } };
+}
+
+export function isEmpty(d: PolicyCounts): boolean {
+  return d.humanSoundscapesWithheld + d.excluded + d.belowSpeciesMinConfidence + d.speciesGateExpired === 0 && Object.keys(d.nonBird).length === 0;
+}
+
+/** Adds `d` to the stored counts (in the caller's transaction, if any). Writes nothing when `d` is all zero. */
+export function addPolicyCounts(q: Queue, d: PolicyCounts, options: { now?: number } = {}): void {
+  if (isEmpty(d)) return;
+  q.write(() => {
+    const c = readPolicyCounts(q);
+    c.humanSoundscapesWithheld += d.humanSoundscapesWithheld;
+    c.excluded += d.excluded;
+    c.belowSpeciesMinConfidence += d.belowSpeciesMinConfidence;
+    c.speciesGateExpired += d.speciesGateExpired;
+    for (const [name, n] of Object.entries(d.nonBird)) c.nonBird[name] = (c.nonBird[name] ?? 0) + n;
+    setMeta(q, POLICY_COUNTS_KEY, c, options);
+  });
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
@@ -8,6 +8,7 @@ import { readWavInfo, type WavInfo } from '../audio/wav.js';
 import { errorMessage } from '../errors.js';
 import { enqueueRecording, type NewDetection, type NewRecording, type Queue } from '../queue/index.js';
 import { findRecordingBySourceKey } from '../queue/find-recording.js';
+import { NotRegularFileError, openRegularFile, readRegularFileText } from '../system/regular-file.js';
 import { ResultFileError } from './errors.js';
 import { parseResultFile } from './formats.js';
 import type { Labels } from './labels.js';
@@ -58,10 +59,10 @@ export type IngestOutcome =
 export async function ingestRecording(ctx: IngestContext, input: IngestInput): Promise<IngestOutcome> {
   let parsed: ParsedResultFile;
   try {
-    const text = await readFile(input.resultPath, 'utf8');
+    const text = await readRegularFileText(input.resultPath);
     parsed = parseResultFile(input.resultPath, text, { labels: ctx.labels, format: ctx.format });
   } catch (err) {
-    if (err instanceof ResultFileError) return { status: 'error', message: err.message, code: err.code };
+    if (err instanceof ResultFileError || err instanceof NotRegularFileError) return { status: 'error', message: err.message, code: err.code };
     const code = (err as NodeJS.ErrnoException).code ?? 'ERR_READ';
     return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code };
   }
@@ -207,6 +208,7 @@ async function inspectAudio(file: string): Promise<AudioInspection> {
       if (STILL_BEING_WRITTEN.has(err.reason) && err.reason !== 'empty') return { kind: 'not-ready', reason: err.message };
       return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
     }
+    if (err instanceof NotRegularFileError) return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing', message: `${file}: audio deleted before it could be spooled; detections go without a soundscape` };
     return { kind: 'invalid', message: `${file}: ${errorMessage(err)}` };
@@ -239,7 +241,7 @@ async function recordingStart(
 
 /** First 64 KiB and size of a file, hashed: identifies a recording whatever its copy's times. */
 async function contentKey(file: string): Promise<string> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const { size } = await fh.stat();
     const buf = Buffer.alloc(Math.min(size, 64 * 1024));

@@ -1,7 +1,8 @@
 import type { Stats } from 'node:fs';
-import { opendir, stat } from 'node:fs/promises';
+import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { notTakenReason } from '../system/regular-file.js';
 
 /**
  * Finds the analyzer's files in `input.dir` (recursively) and says when each one
@@ -15,6 +16,13 @@ import { watch, type FSWatcher } from 'chokidar';
  *
  * Files that are irrelevant (pictures, mp3 extracts) or already finished with are
  * ignored at the chokidar level, so the watcher holds no state for them.
+ *
+ * Symbolic links inside `dir` are not followed (chokidar's `followSymlinks: false`, and
+ * the rescan looks at entries without following them): a link loop (`ln -s . loop`)
+ * would show every file again under each of `loop/`, `loop/loop/`, ..., and a link to a
+ * file elsewhere would upload what is not the analyzer's. Each is reported once through
+ * `onSkip`, as is a FIFO, socket or device with a name the agent reads (opening a FIFO
+ * blocks). `dir` itself may be a symlink: it is watched through it.
  */
 export interface WatcherOptions {
   dir: string;
@@ -32,6 +40,8 @@ export interface WatcherOptions {
   onAppear?: (file: string) => void;
   /** A relevant file has been stable for `stableMs`. */
   onStable: (file: string, st: Stats) => void;
+  /** An entry that is not taken: a symbolic link, or a special file with a relevant name. Once per path. */
+  onSkip?: (file: string, why: string) => void;
   /** A file the watcher was following disappeared. */
   onVanish?: (file: string) => void;
   onError?: (err: Error) => void;
@@ -47,12 +57,15 @@ interface Pending {
 const MAX_PENDING = 1_000;
 /** Released watches after which the chokidar instance is renewed. */
 const REFRESH_AFTER_FORGOTTEN = 2_000;
+/** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
+const MAX_REPORTED_SKIPS = 1_000;
 
 export class InputWatcher {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private readonly pending = new Map<string, Pending>();
   private readonly undecodable = new Set<string>();
+  private readonly skipped = new Set<string>();
   private rescanning: Promise<void> | null = null;
   private closed = false;
   private ready = false;
@@ -75,10 +88,13 @@ export class InputWatcher {
 
   private async startChokidar(): Promise<void> {
     const { dir } = this.opts;
-    const watcher = watch(dir, {
+    // The trailing separator makes chokidar resolve `dir` itself when it is a symlink
+    // (an analyzerpi folder linked elsewhere) while following no link below it.
+    const watcher = watch(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`, {
       persistent: true,
       ignoreInitial: false,
       alwaysStat: true,
+      followSymlinks: false,
       depth: this.opts.depth ?? 8,
       ignorePermissionErrors: true,
       ignored: (p: string, st?: Stats) => this.ignored(p, st),
@@ -129,14 +145,27 @@ export class InputWatcher {
   }
 
   private ignored(p: string, st?: Stats): boolean {
-    if (!st || !st.isFile()) return false; // folders are walked; unknown entries decided on the event
+    if (!st || st.isDirectory()) return false; // folders are walked; unknown entries decided on the event
+    if (!st.isFile()) return this.skipSpecial(p, st);
     if (!this.opts.isRelevant(p)) return true;
     return this.opts.isDone(p, st.size, st.mtimeMs);
+  }
+
+  /** Whether `st` (an lstat) is not a regular file, reporting it once if so. */
+  private skipSpecial(file: string, st: Stats): boolean {
+    const why = notTakenReason(st);
+    if (why === null) return false;
+    if ((st.isSymbolicLink() || this.opts.isRelevant(file)) && !this.skipped.has(file) && this.skipped.size < MAX_REPORTED_SKIPS) {
+      this.skipped.add(file);
+      this.opts.onSkip?.(file, why);
+    }
+    return true;
   }
 
   private seen(file: string, st?: Stats): void {
     if (this.closed) return;
     if (!this.opts.isRelevant(file)) return;
+    if (st && this.skipSpecial(file, st)) return;
     const prev = this.pending.get(file);
     if (!prev) {
       if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
@@ -159,10 +188,16 @@ export class InputWatcher {
     if (!prev || this.closed) return;
     let st: Stats;
     try {
-      st = await stat(file);
+      st = await lstat(file);
     } catch {
       this.reportUndecodableName(file);
       this.vanished(file);
+      return;
+    }
+    if (this.skipSpecial(file, st)) {
+      // Replaced by a FIFO or a link while it was followed.
+      clearTimeout(prev.timer);
+      this.pending.delete(file);
       return;
     }
     if (st.size !== prev.size || st.mtimeMs !== prev.mtimeMs) {
@@ -233,17 +268,22 @@ export class InputWatcher {
     for await (const entry of handle) {
       if (this.closed) return;
       const full = path.join(dir, entry.name);
+      // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
         await this.walk(full, depth + 1);
-      } else if (entry.isFile() && !this.pending.has(full) && this.opts.isRelevant(full)) {
+      } else if (!this.pending.has(full) && this.opts.isRelevant(full)) {
         let st: Stats;
         try {
-          st = await stat(full);
+          st = await lstat(full);
         } catch {
           this.reportUndecodableName(full);
           continue;
         }
-        if (!this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+        if (!this.skipSpecial(full, st) && !this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+      } else if (entry.isSymbolicLink()) {
+        // A link with any name (a folder link, a loop) is said once, so the operator knows it is not followed.
+        const st = await lstat(full).catch(() => null);
+        if (st) this.skipSpecial(full, st);
       }
     }
   }

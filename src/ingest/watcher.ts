@@ -32,6 +32,10 @@ export interface WatcherOptions {
   rescanIntervalMs: number;
   /** Folder depth below `dir` to look into. */
   depth?: number;
+  /** Files followed at once; more wait for a rescan. Default 1000 (tests prove the bound with fewer files). */
+  maxPending?: number;
+  /** Released watches after which the chokidar instance is renewed. Default 2000. */
+  refreshAfterForgotten?: number;
   /** Files of no interest to the agent (by name). */
   isRelevant: (file: string) => boolean;
   /** Files already finished with (ingested, rejected); asked on every sighting. */
@@ -53,9 +57,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** Files followed at once; more wait for a rescan. */
 const MAX_PENDING = 1_000;
-/** Released watches after which the chokidar instance is renewed. */
 const REFRESH_AFTER_FORGOTTEN = 2_000;
 /** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
 const MAX_REPORTED_SKIPS = 1_000;
@@ -169,7 +171,7 @@ export class InputWatcher {
     const prev = this.pending.get(file);
     if (!prev) {
       if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
-      if (this.pending.size >= MAX_PENDING) {
+      if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING)) {
         // A backlog of thousands of files found at once: follow a bounded number, and
         // let a rescan bring the rest in as these are done (memory stays flat on a Pi).
         this.overflowed = true;
@@ -208,7 +210,7 @@ export class InputWatcher {
     }
     this.pending.delete(file);
     this.opts.onStable(file, st);
-    if (this.overflowed && this.pending.size <= MAX_PENDING / 2) {
+    if (this.overflowed && this.pending.size <= (this.opts.maxPending ?? MAX_PENDING) / 2) {
       this.overflowed = false;
       void this.rescan();
     }
@@ -223,7 +225,7 @@ export class InputWatcher {
   forget(file: string): void {
     if (!this.watcher || this.closed) return;
     this.watcher.unwatch(file);
-    if (++this.forgotten >= REFRESH_AFTER_FORGOTTEN) {
+    if (++this.forgotten >= (this.opts.refreshAfterForgotten ?? REFRESH_AFTER_FORGOTTEN)) {
       this.forgotten = 0;
       void this.refresh();
     }

@@ -138,6 +138,10 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
     } catch (err) {
       if (err instanceof DiskFullError) {
         problems.push(`${err.message}; detections go without a soundscape`);
+      } else if (err instanceof NotRegularFileError) {
+        // Swapped for a FIFO or a link after its header was read.
+        problems.push(`${err.message}; detections go without a soundscape`);
+        audioGone = true;
       } else if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await stat(audioPath).catch(() => null))) {
         // Deleted between reading its header and taking it (the analyzer cleaning up):
         // as if it had never been there, rather than losing the detections with the file.

@@ -190,6 +190,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     isDone: pairing.isDone,
     onAppear: pairing.onAppear,
     onStable: pairing.onStable,
+    onSkip: (file, why) => log.warn({ file }, `skipped ${file}: ${why}`),
     onError: (err) => log.error(`watcher: ${err.message}`),
   });
 

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../system/regular-file.js';
 import { AudioFileError } from './errors.js';
 
 /** A FLAC file's STREAMINFO block, as players and browsers read it. */
@@ -67,7 +67,7 @@ export function encodeStreamInfo(info: StreamInfo): Buffer {
 
 /** Read a FLAC file's STREAMINFO (the first 42 bytes). Throws AudioFileError naming the file. */
 export async function readFlacInfo(file: string): Promise<FlacInfo> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const bytes = (await fh.stat()).size;
     if (bytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
@@ -77,7 +77,7 @@ export async function readFlacInfo(file: string): Promise<FlacInfo> {
       throw new AudioFileError(
         file,
         'not-flac',
-        `not a FLAC file: starts with ${JSON.stringify(head.toString('latin1', 0, Math.min(4, bytesRead)))}, expected "fLaC"`,
+        'not a FLAC file: it does not start with "fLaC"',
       );
     }
     if (bytesRead < HEAD_BYTES) {

@@ -1,5 +1,5 @@
-import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { openRegularFile } from '../system/regular-file.js';
 import { AudioFileError, STILL_BEING_WRITTEN } from './errors.js';
 import { parseBext, parseGuano, parseListInfo } from './riff-metadata.js';
 import type { BextInfo } from './riff-metadata.js';
@@ -67,10 +67,6 @@ function isChunkId(bytes: Buffer): boolean {
   return true;
 }
 
-function quoted(bytes: Buffer): string {
-  return JSON.stringify(bytes.toString('latin1'));
-}
-
 /**
  * Read a WAV file's headers: walk the RIFF chunks (any order; `LIST`, `fact`, `id3 `,
  * `bext`, `guan` and unknown chunks before or after `data`), resolve
@@ -79,10 +75,11 @@ function quoted(bytes: Buffer): string {
  *
  * Throws AudioFileError (naming the file) for files that are not usable WAVs; check
  * `err.reason` to tell "still being written" (`empty`, `truncated`, `no-data`) from
- * "never will be". A missing file rejects with the system error (ENOENT).
+ * "never will be". A missing file rejects with the system error (ENOENT); a FIFO, folder
+ * or symlink with NotRegularFileError (see `openRegularFile`).
  */
 export async function readWavInfo(file: string): Promise<WavInfo> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     return await readWavInfoFrom(fh, file);
   } finally {
@@ -104,7 +101,8 @@ async function readWavInfoFrom(fh: FileHandle, file: string): Promise<WavInfo> {
     if (what === 'RIFX') {
       throw new AudioFileError(file, 'unsupported-format', 'big-endian RIFX WAV is not supported');
     }
-    throw new AudioFileError(file, 'not-riff', `not a WAV file: starts with ${quoted(magic)}, expected "RIFF"`);
+    // Never the bytes themselves: a file that is not audio may hold anything (a key, a token).
+    throw new AudioFileError(file, 'not-riff', 'not a WAV file: it does not start with a RIFF header');
   }
   if (head.length < RIFF_HEADER_BYTES) {
     throw new AudioFileError(
@@ -117,7 +115,7 @@ async function readWavInfoFrom(fh: FileHandle, file: string): Promise<WavInfo> {
     throw new AudioFileError(
       file,
       'not-wave',
-      `not a WAV file: RIFF form type is ${quoted(head.subarray(8, 12))}, expected "WAVE"`,
+      'not a WAV file: a RIFF file of another form than WAVE',
     );
   }
   const riffBytes = head.readUInt32LE(4);

@@ -4,6 +4,7 @@ import { ConfigError } from './errors.js';
 import { readEnvironment } from './env.js';
 import { formatIssues } from './issues.js';
 import { findJsonSyntaxError } from './json-syntax.js';
+import { folderOverlapProblem } from './folder-overlap.js';
 import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
@@ -126,6 +127,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     throw new ConfigError(problems, filePath, context);
   }
   const config = parsed.data;
+  const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
+  if (overlap) throw new ConfigError([overlap], filePath, context);
 
   let tokenSource: TokenSource = null;
   if (config.service.tokenFile !== undefined) {

@@ -544,7 +544,7 @@ export const configSchema = z.strictObject({
   input: withRequiredKeys(inputSchema).describe('The analyzer\'s output: where it is, how to read it, what to do with it after upload.'),
   dataDir: pathString()
     .default('/var/lib/station-agent')
-    .describe('Folder of the queue database and the audio spool. Must be on a file system that survives reboots.')
+    .describe('Folder of the queue database and the audio spool. Must be on a file system that survives reboots, and apart from `input.dir` (neither inside the other, compared by real path).')
     .meta({ examples: ['/var/lib/station-agent'], path: true }),
   upload: uploadSchema.prefault({}).describe('How the queue is sent to the service.'),
   retention: retentionSchema.prefault({}).describe('What the agent keeps in `dataDir` after upload.'),

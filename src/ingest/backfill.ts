@@ -1,10 +1,11 @@
 import type { Stats } from 'node:fs';
-import { opendir, stat } from 'node:fs/promises';
+import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
 import { isFileDone } from '../queue/ingested-files.js';
+import { notTakenReason } from '../system/regular-file.js';
 import { createIngestContext } from './context.js';
 import { classifyPath } from './formats.js';
 import type { IngestOutcome } from './ingest-recording.js';
@@ -94,6 +95,13 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
         if (result.errors.length < MAX_LISTED) result.errors.push({ file, message: found.error });
         continue;
       }
+      if (found.skip !== undefined) {
+        done++;
+        options.onProgress?.(done, total, file);
+        log.warn({ file }, `skipped ${file}: ${found.skip}`);
+        skip(file, found.skip);
+        continue;
+      }
       const { st } = found;
       if (!options.force && isFileDone(options.queue, file, st.size, st.mtimeMs)) {
         done++;
@@ -109,25 +117,40 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
   return result;
 }
 
-type Found = { file: string; st: Stats; error?: undefined } | { file: string; st?: undefined; error: string };
+type Found =
+  | { file: string; st: Stats; error?: undefined; skip?: undefined }
+  | { file: string; st?: undefined; error: string; skip?: undefined }
+  | { file: string; st?: undefined; error?: undefined; skip: string };
 
-/** Result files (incl. analyzerpi JSON) under a file or folder, streamed. */
+/**
+ * Result files (incl. analyzerpi JSON) under a file or folder, streamed. A path the
+ * operator named is followed when it is a link (to the card's folder, say); links inside a
+ * folder are not (a loop would list every file again and again), and neither are FIFOs
+ * and other special files read (opening a FIFO blocks).
+ */
 async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
-  const full = path.resolve(p);
+  let full = path.resolve(p);
   let st: Stats;
   try {
-    st = await stat(full);
+    st = named ? await stat(full) : await lstat(full);
+    // A named link to a file is read as its target (files are opened without following links).
+    if (named && st.isFile()) full = await realpath(full);
   } catch (err) {
     yield { file: full, error: `${full}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(err)}` };
     return;
   }
+  const c = classifyPath(full);
+  const readable = c.kind === 'result' || c.kind === 'analyzerpi-json';
   if (st.isFile()) {
-    const c = classifyPath(full);
-    if (c.kind === 'result' || c.kind === 'analyzerpi-json') yield { file: full, st };
+    if (readable) yield { file: full, st };
     else if (named) yield { file: full, error: `${full}: not a result file the agent reads (${RESULT_NAMES}); audio is found through its result file` };
     return;
   }
-  if (!st.isDirectory()) return;
+  if (!st.isDirectory()) {
+    const why = notTakenReason(st);
+    if (why !== null && (named || readable || st.isSymbolicLink())) yield { file: full, skip: why };
+    return;
+  }
   const dir = await opendir(full).catch(() => null);
   if (!dir) {
     yield { file: full, error: `${full}: cannot read the folder` };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
@@ -10,6 +10,7 @@ import { type NewDetection, type NewRecording, type Queue } from '../queue/index
 import { findRecordingBySourceKey } from '../queue/find-recording.js';
 import { countDecision, enqueueWithPolicy, logWithheld } from '../policy/enqueue.js';
 import type { StationPolicy } from '../policy/recording-policy.js';
+import { NotRegularFileError, openRegularFile, readRegularFileText } from '../system/regular-file.js';
 import { ResultFileError } from './errors.js';
 import { parseResultFile } from './formats.js';
 import type { Labels } from './labels.js';
@@ -63,10 +64,10 @@ export async function ingestRecording(ctx: IngestContext, given: IngestInput): P
   let input = given;
   let parsed: ParsedResultFile;
   try {
-    const text = await readFile(input.resultPath, 'utf8');
+    const text = await readRegularFileText(input.resultPath);
     parsed = parseResultFile(input.resultPath, text, { labels: ctx.labels, format: ctx.format });
   } catch (err) {
-    if (err instanceof ResultFileError) return { status: 'error', message: err.message, code: err.code };
+    if (err instanceof ResultFileError || err instanceof NotRegularFileError) return { status: 'error', message: err.message, code: err.code };
     const code = (err as NodeJS.ErrnoException).code ?? 'ERR_READ';
     return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code };
   }
@@ -153,6 +154,10 @@ export async function ingestRecording(ctx: IngestContext, given: IngestInput): P
     } catch (err) {
       if (err instanceof DiskFullError) {
         problems.push(`${err.message}; detections go without a soundscape`);
+      } else if (err instanceof NotRegularFileError) {
+        // Swapped for a FIFO or a link after its header was read.
+        problems.push(`${err.message}; detections go without a soundscape`);
+        audioGone = true;
       } else if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await stat(audioPath).catch(() => null))) {
         // Deleted between reading its header and taking it (the analyzer cleaning up):
         // as if it had never been there, rather than losing the detections with the file.
@@ -223,6 +228,7 @@ async function inspectAudio(file: string): Promise<AudioInspection> {
       if (STILL_BEING_WRITTEN.has(err.reason) && err.reason !== 'empty') return { kind: 'not-ready', reason: err.message };
       return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
     }
+    if (err instanceof NotRegularFileError) return { kind: 'invalid', message: `${err.message}; detections go without a soundscape` };
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing', message: `${file}: audio deleted before it could be spooled; detections go without a soundscape` };
     return { kind: 'invalid', message: `${file}: ${errorMessage(err)}` };
@@ -255,7 +261,7 @@ async function recordingStart(
 
 /** First 64 KiB and size of a file, hashed: identifies a recording whatever its copy's times. */
 async function contentKey(file: string): Promise<string> {
-  const fh = await open(file, 'r');
+  const fh = await openRegularFile(file);
   try {
     const { size } = await fh.stat();
     const buf = Buffer.alloc(Math.min(size, 64 * 1024));

@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
 import { existsSync } from 'node:fs';
-import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
+import { readdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode, errorMessage } from '../errors.js';
 import { isFileDone, markFileDone, type FileOutcome } from '../queue/ingested-files.js';
+import { openRegularFile, readRegularFileText } from '../system/regular-file.js';
 import { classifyPath, parseResultFile } from './formats.js';
 import { ingestRecording, type IngestContext, type IngestOutcome } from './ingest-recording.js';
 
@@ -76,17 +77,23 @@ export class Pairing {
   onAppear = (file: string): void => {
     if (!this.takesOnSight(file) || this.linking.has(file)) return;
     const dest = path.join(this.opts.ctx.spool.incomingDir, path.basename(file));
-    const task = this.opts.ctx.spool
-      .tryLink(file, dest)
-      .then(async (linked) => {
-        if (linked) return;
+    const task = (async () => {
+      // Only a regular file, opened without blocking: a FIFO named *.wav must not stall ingestion.
+      const handle = await openRegularFile(file);
+      let keep = false;
+      try {
+        if (await this.opts.ctx.spool.tryLink(file, dest, handle)) return;
         if (this.held.size >= MAX_HELD) {
           // Hundreds of WAVs without their JSON: the analyzer is behind or stopped writing results.
           this.opts.ctx.log.warn(`not holding ${file}: already ${MAX_HELD} WAVs wait for their results; it is uploaded only if it is still there when its JSON comes`);
           return;
         }
-        this.held.set(file, { handle: await open(file, 'r'), at: Date.now() });
-      })
+        this.held.set(file, { handle, at: Date.now() });
+        keep = true;
+      } finally {
+        if (!keep) await handle.close();
+      }
+    })()
       .catch((err: unknown) => this.opts.ctx.log.warn(`could not take ${file} into the spool: ${errorMessage(err)}`))
       .finally(() => this.linking.delete(file));
     this.linking.set(file, task);
@@ -150,7 +157,7 @@ export class Pairing {
 
   private async wanted(jsonPath: string): Promise<boolean> {
     try {
-      const parsed = parseResultFile(jsonPath, await readFile(jsonPath, 'utf8'), { labels: this.opts.ctx.labels });
+      const parsed = parseResultFile(jsonPath, await readRegularFileText(jsonPath), { labels: this.opts.ctx.labels });
       // The same decision ingest makes: nothing to post, or audio the policies withhold, is not copied.
       const decision = this.opts.ctx.policy.decide(parsed.detections);
       return decision.post.length > 0 && !decision.withheld;

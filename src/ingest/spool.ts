@@ -1,7 +1,7 @@
-import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
+import { openRegularFile } from '../system/regular-file.js';
 
 /**
  * The spool: the agent's own copies of audio waiting to be encoded and uploaded,
@@ -34,51 +34,41 @@ export class Spool {
 
   /**
    * Takes a reference to `source` under `dest` in the spool: a hard link, or a
-   * crash-safe copy (to `.part`, fsync, rename) across filesystems.
+   * crash-safe copy (to `.part`, fsync, rename) across filesystems. Only a regular
+   * file is taken (`openRegularFile`): a FIFO or symlink is refused, never linked.
    * @returns how the file came: 'link' or 'copy'
    */
   async take(source: string, dest: string): Promise<'link' | 'copy'> {
-    await rm(dest, { force: true });
+    const handle = await openRegularFile(source);
     try {
-      await link(source, dest);
-      return 'link';
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      // EXDEV: another filesystem; EPERM/EACCES: links refused (protected_hardlinks, FAT).
-      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EACCES' && code !== 'ENOTSUP') throw this.wrap(err, source);
-    }
-    const part = `${dest}.part`;
-    try {
-      await copyFile(source, part, constants.COPYFILE_FICLONE);
-      const fh = await open(part, 'r+');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(part, dest);
+      if (await this.tryLink(source, dest, handle)) return 'link';
+      await this.copyFromHandle(handle, dest, source);
       return 'copy';
-    } catch (err) {
-      await rm(part, { force: true });
-      throw this.wrap(err, source);
+    } finally {
+      await handle.close();
     }
   }
 
   /**
    * A hard link only: true when linked, false when the spool is on another
    * filesystem or mount (EXDEV; also inside systemd's ProtectHome, where /home is a
-   * separate mount) or links are refused. Never copies.
+   * separate mount) or links are refused. Never copies. `handle` is `source` opened
+   * with `openRegularFile`: the link must be to that very file, so a name swapped for
+   * a FIFO or a symlink in between is not linked (link(2) would link either).
    */
-  async tryLink(source: string, dest: string): Promise<boolean> {
+  async tryLink(source: string, dest: string, handle: FileHandle): Promise<boolean> {
     await rm(dest, { force: true });
     try {
       await link(source, dest);
-      return true;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
       throw this.wrap(err, source);
     }
+    const [opened, linked] = await Promise.all([handle.stat(), lstat(dest)]);
+    if (opened.ino === linked.ino && opened.dev === linked.dev) return true;
+    await rm(dest, { force: true });
+    return false;
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { Stats } from 'node:fs';
-import { opendir, stat } from 'node:fs/promises';
+import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { notTakenReason } from '../system/regular-file.js';
 
 /**
  * Finds the analyzer's files in `input.dir` (recursively) and says when each one
@@ -15,6 +16,13 @@ import { watch, type FSWatcher } from 'chokidar';
  *
  * Files that are irrelevant (pictures, mp3 extracts) or already finished with are
  * ignored at the chokidar level, so the watcher holds no state for them.
+ *
+ * Symbolic links inside `dir` are not followed (chokidar's `followSymlinks: false`, and
+ * the rescan looks at entries without following them): a link loop (`ln -s . loop`)
+ * would show every file again under each of `loop/`, `loop/loop/`, ..., and a link to a
+ * file elsewhere would upload what is not the analyzer's. Each is reported once through
+ * `onSkip`, as is a FIFO, socket or device with a name the agent reads (opening a FIFO
+ * blocks). `dir` itself may be a symlink: it is watched through it.
  */
 export interface WatcherOptions {
   dir: string;
@@ -24,6 +32,10 @@ export interface WatcherOptions {
   rescanIntervalMs: number;
   /** Folder depth below `dir` to look into. */
   depth?: number;
+  /** Files followed at once; more wait for a rescan. Default 1000 (tests prove the bound with fewer files). */
+  maxPending?: number;
+  /** Released watches after which the chokidar instance is renewed. Default 2000. */
+  refreshAfterForgotten?: number;
   /** Files of no interest to the agent (by name). */
   isRelevant: (file: string) => boolean;
   /** Files already finished with (ingested, rejected); asked on every sighting. */
@@ -32,6 +44,8 @@ export interface WatcherOptions {
   onAppear?: (file: string) => void;
   /** A relevant file has been stable for `stableMs`. */
   onStable: (file: string, st: Stats) => void;
+  /** An entry that is not taken: a symbolic link, or a special file with a relevant name. Once per path. */
+  onSkip?: (file: string, why: string) => void;
   /** A file the watcher was following disappeared. */
   onVanish?: (file: string) => void;
   onError?: (err: Error) => void;
@@ -43,16 +57,17 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** Files followed at once; more wait for a rescan. */
 const MAX_PENDING = 1_000;
-/** Released watches after which the chokidar instance is renewed. */
 const REFRESH_AFTER_FORGOTTEN = 2_000;
+/** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
+const MAX_REPORTED_SKIPS = 1_000;
 
 export class InputWatcher {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private readonly pending = new Map<string, Pending>();
   private readonly undecodable = new Set<string>();
+  private readonly skipped = new Set<string>();
   private rescanning: Promise<void> | null = null;
   private closed = false;
   private ready = false;
@@ -75,10 +90,13 @@ export class InputWatcher {
 
   private async startChokidar(): Promise<void> {
     const { dir } = this.opts;
-    const watcher = watch(dir, {
+    // The trailing separator makes chokidar resolve `dir` itself when it is a symlink
+    // (an analyzerpi folder linked elsewhere) while following no link below it.
+    const watcher = watch(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`, {
       persistent: true,
       ignoreInitial: false,
       alwaysStat: true,
+      followSymlinks: false,
       depth: this.opts.depth ?? 8,
       ignorePermissionErrors: true,
       ignored: (p: string, st?: Stats) => this.ignored(p, st),
@@ -129,18 +147,31 @@ export class InputWatcher {
   }
 
   private ignored(p: string, st?: Stats): boolean {
-    if (!st || !st.isFile()) return false; // folders are walked; unknown entries decided on the event
+    if (!st || st.isDirectory()) return false; // folders are walked; unknown entries decided on the event
+    if (!st.isFile()) return this.skipSpecial(p, st);
     if (!this.opts.isRelevant(p)) return true;
     return this.opts.isDone(p, st.size, st.mtimeMs);
+  }
+
+  /** Whether `st` (an lstat) is not a regular file, reporting it once if so. */
+  private skipSpecial(file: string, st: Stats): boolean {
+    const why = notTakenReason(st);
+    if (why === null) return false;
+    if ((st.isSymbolicLink() || this.opts.isRelevant(file)) && !this.skipped.has(file) && this.skipped.size < MAX_REPORTED_SKIPS) {
+      this.skipped.add(file);
+      this.opts.onSkip?.(file, why);
+    }
+    return true;
   }
 
   private seen(file: string, st?: Stats): void {
     if (this.closed) return;
     if (!this.opts.isRelevant(file)) return;
+    if (st && this.skipSpecial(file, st)) return;
     const prev = this.pending.get(file);
     if (!prev) {
       if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
-      if (this.pending.size >= MAX_PENDING) {
+      if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING)) {
         // A backlog of thousands of files found at once: follow a bounded number, and
         // let a rescan bring the rest in as these are done (memory stays flat on a Pi).
         this.overflowed = true;
@@ -159,10 +190,16 @@ export class InputWatcher {
     if (!prev || this.closed) return;
     let st: Stats;
     try {
-      st = await stat(file);
+      st = await lstat(file);
     } catch {
       this.reportUndecodableName(file);
       this.vanished(file);
+      return;
+    }
+    if (this.skipSpecial(file, st)) {
+      // Replaced by a FIFO or a link while it was followed.
+      clearTimeout(prev.timer);
+      this.pending.delete(file);
       return;
     }
     if (st.size !== prev.size || st.mtimeMs !== prev.mtimeMs) {
@@ -173,7 +210,7 @@ export class InputWatcher {
     }
     this.pending.delete(file);
     this.opts.onStable(file, st);
-    if (this.overflowed && this.pending.size <= MAX_PENDING / 2) {
+    if (this.overflowed && this.pending.size <= (this.opts.maxPending ?? MAX_PENDING) / 2) {
       this.overflowed = false;
       void this.rescan();
     }
@@ -188,7 +225,7 @@ export class InputWatcher {
   forget(file: string): void {
     if (!this.watcher || this.closed) return;
     this.watcher.unwatch(file);
-    if (++this.forgotten >= REFRESH_AFTER_FORGOTTEN) {
+    if (++this.forgotten >= (this.opts.refreshAfterForgotten ?? REFRESH_AFTER_FORGOTTEN)) {
       this.forgotten = 0;
       void this.refresh();
     }
@@ -233,17 +270,22 @@ export class InputWatcher {
     for await (const entry of handle) {
       if (this.closed) return;
       const full = path.join(dir, entry.name);
+      // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
         await this.walk(full, depth + 1);
-      } else if (entry.isFile() && !this.pending.has(full) && this.opts.isRelevant(full)) {
+      } else if (!this.pending.has(full) && this.opts.isRelevant(full)) {
         let st: Stats;
         try {
-          st = await stat(full);
+          st = await lstat(full);
         } catch {
           this.reportUndecodableName(full);
           continue;
         }
-        if (!this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+        if (!this.skipSpecial(full, st) && !this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+      } else if (entry.isSymbolicLink()) {
+        // A link with any name (a folder link, a loop) is said once, so the operator knows it is not followed.
+        const st = await lstat(full).catch(() => null);
+        if (st) this.skipSpecial(full, st);
       }
     }
   }

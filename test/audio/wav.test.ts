@@ -47,13 +47,14 @@ async function rejection(file: string): Promise<AudioFileError> {
   return err as AudioFileError;
 }
 
-async function expectProblem(file: string, reason: AudioFileProblem, message: RegExp): Promise<void> {
+async function expectProblem(file: string, reason: AudioFileProblem, message: RegExp): Promise<AudioFileError> {
   const err = await rejection(file);
   expect(err.code).toBe('ERR_AUDIO_INVALID');
   expect(err.reason).toBe(reason);
   expect(err.file).toBe(file);
   expect(err.message.startsWith(`${file}: `)).toBe(true);
   expect(err.message).toMatch(message);
+  return err;
 }
 
 describe('readWavInfo on real recordings', () => {
@@ -252,9 +253,11 @@ describe('readWavInfo: invalid files', () => {
     await expectProblem(fileWith(buildRiff([fmtChunk({ format: 'pcm16', channels: 1, sampleRate: 8000 })]).subarray(0, 30)), 'truncated', /before the fmt chunk/);
   });
 
-  it('not RIFF', async () => {
-    await expectProblem(fileWith('ID3\x04\0\0\0\0\0\0\0\0\0\0'), 'not-riff', /starts with "ID3\\u0004", expected "RIFF"/);
-    await expectProblem(fileWith('OggS\0\x02\0\0\0\0\0\0\0\0'), 'not-riff', /expected "RIFF"/);
+  it('not RIFF, described without quoting the file\'s bytes (a misnamed file may hold a secret)', async () => {
+    const err = await expectProblem(fileWith('ID3\x04\0\0\0\0\0\0\0\0\0\0'), 'not-riff', /does not start with a RIFF header/);
+    expect(err.message).not.toMatch(/ID3/);
+    const secret = await expectProblem(fileWith('tok-SECRET-0123456789'), 'not-riff', /not a WAV file/);
+    expect(secret.message).not.toMatch(/tok|SECRET/);
   });
 
   it('RF64 and RIFX are named', async () => {
@@ -263,7 +266,8 @@ describe('readWavInfo: invalid files', () => {
   });
 
   it('RIFF but not WAVE', async () => {
-    await expectProblem(fileWith('RIFF\x04\0\0\0AVI LIST'), 'not-wave', /"AVI ", expected "WAVE"/);
+    const err = await expectProblem(fileWith('RIFF\x04\0\0\0AVI LIST'), 'not-wave', /another form than WAVE/);
+    expect(err.message).not.toMatch(/AVI/);
   });
 
   it('no fmt chunk', async () => {

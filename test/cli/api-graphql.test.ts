@@ -29,7 +29,7 @@ beforeAll(async () => {
   tmp = tempDir('cli-api-graphql-');
   service = await startEmulator({ tokens: [TOKEN, OTHER] });
   stationId = service.store.stations.byToken(TOKEN)!.id;
-  config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: tmp.dir });
+  config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: path.join(tmp.dir, 'input') });
   await post(TOKEN, 'Turdus merula', 'Eurasian Blackbird');
   await post(TOKEN, 'Turdus merula', 'Eurasian Blackbird', 2);
   await post(TOKEN, 'Erithacus rubecula', 'European Robin');
@@ -100,7 +100,7 @@ describe('station-agent api counts', () => {
   });
 
   test('an unreachable service is exit code 4', async () => {
-    const down = writeCliConfig(path.join(tmp.dir, 'down.json'), { baseUrl: 'http://127.0.0.1:9', token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: tmp.dir });
+    const down = writeCliConfig(path.join(tmp.dir, 'down.json'), { baseUrl: 'http://127.0.0.1:9', token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: path.join(tmp.dir, 'input') });
     const result = await runCli(['api', 'counts', '--all-stations', '--config', down]);
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/cannot reach the GraphQL endpoint/);

@@ -28,7 +28,7 @@ describe('station-agent api', () => {
       adminToken: ADMIN,
     });
     tmp = tempDir('cli-api-');
-    config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: tmp.dir });
+    config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data'), inputDir: path.join(tmp.dir, 'input') });
 
     // Real audio, encoded as the agent does, uploaded through the real client.
     const flac = path.join(tmp.dir, 'magpie.flac');

@@ -23,7 +23,7 @@ describe('station-agent config', () => {
       baseUrl: service.url,
       token: TOKEN,
       dataDir,
-      inputDir: tmp.dir,
+      inputDir: path.join(tmp.dir, 'input'),
       extra: { station: { latitude: 52.52, longitude: 13.4, settings: { name: 'Garden', minConfidence: 0.8 } } },
     });
     const q = openTestQueue(dataDir);
@@ -49,7 +49,7 @@ describe('station-agent config', () => {
       const bad = writeCliConfig(path.join(tmp.dir, 'bad.json'), {
         baseUrl: service.url,
         dataDir,
-        inputDir: tmp.dir,
+        inputDir: path.join(tmp.dir, 'input'),
         extra: { upload: { concurrency: 20 }, station: { latitude: 95, longitude: 13.4 } },
       });
       const result = await runCli(['config', 'validate', '--config', bad]);
@@ -136,7 +136,7 @@ describe('station-agent config', () => {
       const noToken = writeCliConfig(path.join(tmp.dir, 'no-token.json'), {
         baseUrl: service.url,
         dataDir,
-        inputDir: tmp.dir,
+        inputDir: path.join(tmp.dir, 'input'),
         extra: { station: { latitude: 1, longitude: 2, settings: { minScore: 1 } } },
       });
       const result = await runCli(['config', 'push', '--config', noToken]);

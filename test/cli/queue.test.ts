@@ -26,7 +26,7 @@ describe('station-agent queue', () => {
   // Every test gets its own queue: 3 soundscapes with 2 detections each; r1 uploaded, r2 failed, d1 uploaded, d2 and d3 failed.
   beforeEach(() => {
     dataDir = path.join(tmp.dir, `data-${++counter}`);
-    config = writeCliConfig(path.join(tmp.dir, `config-${counter}.json`), { baseUrl: 'http://127.0.0.1:9', token: TOKEN, dataDir, inputDir: tmp.dir });
+    config = writeCliConfig(path.join(tmp.dir, `config-${counter}.json`), { baseUrl: 'http://127.0.0.1:9', token: TOKEN, dataDir, inputDir: path.join(tmp.dir, 'input') });
     const q = openTestQueue(dataDir);
     ids = seed(q, 3, 2);
     upload(q, 'recording', ids.recordingIds[0], 3_100_000_001);

@@ -21,7 +21,7 @@ describe('station-agent status', () => {
     service = await startEmulator({ tokens: [TOKEN] });
     tmp = tempDir('cli-status-');
     dataDir = path.join(tmp.dir, 'data');
-    config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir, inputDir: tmp.dir });
+    config = writeCliConfig(path.join(tmp.dir, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir, inputDir: path.join(tmp.dir, 'input') });
     const q = openTestQueue(dataDir);
     const { recordingIds, detectionIds } = seed(q, 3, 2);
     upload(q, 'recording', recordingIds[0], 3_100_000_001);
@@ -212,7 +212,7 @@ describe('station-agent status', () => {
     const bad = writeCliConfig(path.join(tmp.dir, 'bad.json'), {
       baseUrl: service.url,
       dataDir,
-      inputDir: tmp.dir,
+      inputDir: path.join(tmp.dir, 'input'),
       extra: { upload: { concurrency: 99 } },
     });
     const result = await runCli(['status', '--config', bad]);

@@ -83,7 +83,7 @@ beforeAll(async () => {
     baseUrl: service.url,
     token: TOKEN,
     dataDir: path.join(tmp.dir, 'data'),
-    inputDir: tmp.dir,
+    inputDir: path.join(tmp.dir, 'input'),
   });
 }, 180_000);
 

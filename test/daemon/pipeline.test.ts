@@ -158,6 +158,9 @@ describe('station-agent run, end to end against the local service', () => {
       utimesSync(path.join(target, name), at, at);
     }
     await world.startAgent();
+    // An empty queue says nothing until every file has been read: wait for all four first.
+    const w = world;
+    await waitFor(() => w.logLines.filter((l) => l.includes('"msg":"recording queued"')).length >= files.length, 'every result file queued');
     const counts = await world.waitDrained();
     expect(counts.detections.failed).toBe(0);
     const detections = await world.allDetections();
@@ -212,3 +215,11 @@ describe('analyzerpi input on another filesystem than the spool', () => {
     }
   });
 });
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

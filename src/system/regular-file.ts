@@ -1,0 +1,91 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { StationAgentError } from '../errors.js';
+
+/**
+ * The one way the agent opens a file from the analyzer's folder: only a regular file,
+ * never a symbolic link, and never in a way that can block.
+ *
+ * A FIFO named `X.wav` blocks a plain `open()` until a writer comes (forever), and with
+ * it one of libuv's four file-system threads: a few such files stop all ingestion. So:
+ * `lstat` first (a FIFO, socket, device, folder or symlink is refused without being
+ * opened: opening some devices has side effects), then `open` with `O_NONBLOCK` (a FIFO
+ * swapped in after the `lstat` opens at once instead of waiting) and `O_NOFOLLOW` (a
+ * symlink swapped in fails), then `fstat` on the descriptor, which is what is read.
+ * `O_NONBLOCK` changes nothing for a regular file.
+ *
+ * Only the last component is checked: `input.dir` itself may be a symlink (analyzerpi
+ * setups link the analyzer's folder), and that keeps working.
+ */
+export class NotRegularFileError extends StationAgentError {
+  readonly code = 'ERR_NOT_REGULAR_FILE';
+
+  constructor(
+    readonly file: string,
+    /** What the file is instead, e.g. `a FIFO (named pipe)`. */
+    readonly kind: string,
+  ) {
+    super(`${file}: not a regular file (${kind}), skipped${kind === 'a symbolic link' ? ': the agent does not follow symbolic links' : ''}`);
+  }
+}
+
+/** What kind of file `st` describes, in words for a log line. */
+export function fileKind(st: Stats): string {
+  if (st.isFile()) return 'a regular file';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'a special file';
+}
+
+/**
+ * Why an entry found in a folder walk (an lstat) is not taken, or null for a regular file
+ * or a folder. Symbolic links are never followed: a loop (`ln -s . loop`) would show every
+ * file again under `loop/`, `loop/loop/`, ..., and a link to a file elsewhere would take in
+ * what is not the analyzer's.
+ */
+export function notTakenReason(st: Stats): string | null {
+  if (st.isFile() || st.isDirectory()) return null;
+  if (st.isSymbolicLink()) return 'a symbolic link: not followed (the agent reads each file inside its folder once; point at the real folder instead)';
+  return `${fileKind(st)}, not a regular file`;
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/**
+ * Opens `file` for reading if it is a regular file; rejects with NotRegularFileError
+ * otherwise, and with the system error (ENOENT, EACCES) when it cannot be opened.
+ */
+export async function openRegularFile(file: string): Promise<FileHandle> {
+  const before = await lstat(file);
+  if (!before.isFile()) throw new NotRegularFileError(file, fileKind(before));
+  let fh: FileHandle;
+  try {
+    fh = await open(file, READ_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ELOOP: a symlink swapped in after the lstat; ENXIO: a socket.
+    if (code === 'ELOOP') throw new NotRegularFileError(file, 'a symbolic link');
+    if (code === 'ENXIO') throw new NotRegularFileError(file, 'a socket');
+    throw err;
+  }
+  const st = await fh.stat();
+  if (!st.isFile()) {
+    await fh.close();
+    throw new NotRegularFileError(file, fileKind(st));
+  }
+  return fh;
+}
+
+/** The whole text of a regular file (result files, JSON), through `openRegularFile`. */
+export async function readRegularFileText(file: string): Promise<string> {
+  const fh = await openRegularFile(file);
+  try {
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
+  }
+}

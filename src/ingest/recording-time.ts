@@ -263,12 +263,47 @@ export function resolveRecordingStart(input: ResolveRecordingStartInput): Record
 
 /** `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM` in the station's offset at that instant, as the service expects. */
 export function formatServiceTimestamp(date: Date | DateTime, zone: string): string {
-  const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
-  return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+  const ms = date instanceof Date ? date.getTime() : date.toMillis();
+  const year = new Date(ms).getUTCFullYear();
+  // Outside four-digit years the plain ISO shape below does not hold: luxon writes those.
+  if (!Number.isFinite(ms) || year < 100 || year > 9998) {
+    const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
+    return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+  }
+  const offset = offsetAt(zone, ms);
+  const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23);
+  const abs = Math.abs(offset);
+  return `${local}${offset < 0 ? '-' : '+'}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+const HOUR_MS = 3_600_000;
+/** Per zone: UTC hour -> the zone's offset through that whole hour, or NaN when it changes within it. */
+const offsetsByHour = new Map<string, Map<number, number>>();
+
+/**
+ * The zone's UTC offset in minutes at an instant. Asking the zone (Intl) for every detection
+ * of a million-row table costs seconds, and an offset changes at most once in an hour: an
+ * hour whose two ends agree has that offset throughout, so it is asked once per hour.
+ */
+function offsetAt(zone: string, ms: number): number {
+  let hours = offsetsByHour.get(zone);
+  if (!hours) offsetsByHour.set(zone, (hours = new Map()));
+  const hour = Math.floor(ms / HOUR_MS);
+  let cached = hours.get(hour);
+  if (cached === undefined) {
+    const z = zoneOf(zone);
+    const first = z.offset(hour * HOUR_MS);
+    cached = first === z.offset((hour + 1) * HOUR_MS - 1) ? first : Number.NaN;
+    if (hours.size >= 50_000) hours.clear();
+    hours.set(hour, cached);
+  }
+  return Number.isNaN(cached) ? zoneOf(zone).offset(ms) : cached;
 }
 
 /** A detection's timestamp: recording start + the detection's start (rounded to the millisecond). */
 export function detectionTimestamp(recordingStart: Date | DateTime, startSec: number, zone: string): string {
-  const start = recordingStart instanceof Date ? DateTime.fromJSDate(recordingStart) : recordingStart;
-  return formatServiceTimestamp(start.plus({ milliseconds: Math.round(startSec * 1000) }), zone);
+  const start = recordingStart instanceof Date ? recordingStart.getTime() : recordingStart.toMillis();
+  return formatServiceTimestamp(new Date(start + Math.round(startSec * 1000)), zone);
 }

@@ -289,7 +289,7 @@ const offsetsByHour = new Map<string, Map<number, number>>();
  */
 function offsetAt(zone: string, ms: number): number {
   let hours = offsetsByHour.get(zone);
-  if (!hours) offsetsByHour.set(zone, (hours = new Map()));
+  if (!hours) offsetsByHour.set(zone, (hours = new Map<number, number>()));
   const hour = Math.floor(ms / HOUR_MS);
   let cached = hours.get(hour);
   if (cached === undefined) {

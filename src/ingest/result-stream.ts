@@ -85,9 +85,9 @@ export async function openResultFile(file: string, options: ResultStreamOptions)
       throw err;
     }
     const batches = (async function* () {
-      yield { detections: parsed.detections, errors: parsed.errors };
+      yield await Promise.resolve({ detections: parsed.detections, errors: parsed.errors });
     })();
-    return { kind: 'open', format, recordingStart: parsed.recordingStart, audioFileName: parsed.audioFileName, batches, close: async () => undefined };
+    return { kind: 'open', format, recordingStart: parsed.recordingStart, audioFileName: parsed.audioFileName, batches, close: () => Promise.resolve() };
   }
 
   if (st.size > 0 && !settled && !isLineEnd(await readSlice(file, st.size - 1, st.size))) {

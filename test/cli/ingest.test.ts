@@ -28,7 +28,7 @@ describe('station-agent ingest', () => {
     for (const name of ['soundscape.wav', 'soundscape.BirdNET.results.csv', 'soundscape.BirdNET.results.txt']) {
       copyFileSync(realFixture(example, name), path.join(input, name));
     }
-    copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), path.join(input, 'sub', 'later.BirdNET.selection.table.txt'));
+    copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), path.join(input, 'sub', 'later_20230328_060000.BirdNET.selection.table.txt'));
     copyFileSync(fixture('results', 'garbage.BirdNET.results.csv'), path.join(input, 'sub', 'garbage.BirdNET.results.csv'));
     dataDir = path.join(tmp.dir, 'data');
     config = writeCliConfig(path.join(tmp.dir, 'config.json'), {

@@ -156,7 +156,13 @@ describe('station-agent run, end to end against the local service', () => {
       mkdirSync(target, { recursive: true });
       copyFileSync(real(dir, file), path.join(target, name));
     }
-    await world.startAgent();
+    const daemon = await world.startAgent();
+    // Every file taken in first: the queue may drain between two files.
+    const deadline = Date.now() + 60_000;
+    while ((daemon.queue.db.prepare('SELECT COUNT(*) FROM ingested_files').pluck().get() as number) < files.length) {
+      if (Date.now() > deadline) throw new Error('not every result file was taken in');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const counts = await world.waitDrained();
     expect(counts.detections.failed).toBe(0);
     const detections = await world.allDetections();

@@ -4,6 +4,7 @@ import { loadConfig } from '../config/index.js';
 import { ingestPaths } from '../ingest/backfill.js';
 import { openQueue } from '../queue/index.js';
 import { writeAgentConfig } from './agent-config.js';
+import { runLargeResult } from './large-result.js';
 import { fsyncTime } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { figure, type Figure } from './report.js';
@@ -38,7 +39,7 @@ export async function runIngest(options: BenchOptions, dir: string, log: (line: 
     }
     const perSec = result.detections / seconds;
     log(`ingest: ${options.ingestFiles} files x ${options.ingestRows} rows in ${seconds.toFixed(2)} s = ${perSec.toFixed(0)} detections/s (synchronous=${synchronous}, fsync ${fsyncMs} ms)`);
-    return [
+    const many = [
       figure({
         id: 'ingest.detectionsPerSec',
         name: 'ingest: detections parsed and committed',
@@ -57,6 +58,7 @@ export async function runIngest(options: BenchOptions, dir: string, log: (line: 
         },
       }),
     ];
+    return [...many, ...(await runLargeResult(options, dir, log))];
   } finally {
     queue.close();
   }

@@ -243,6 +243,12 @@ const inputSchema = z
       .default(2_000)
       .describe('A file is taken once its size has not changed for this many milliseconds (the analyzer may still be writing).')
       .meta({ examples: [2_000] }),
+    maxResultFileMb: wholeBetween(1, 4_096)
+      .default(256)
+      .describe(
+        'A result file larger than this many MB is refused with an error naming it (tables are read as a stream, so memory does not grow with their size; a file this large is not analyzer output). JSON result files are read whole and are refused above 16 MB whatever this says.',
+      )
+      .meta({ examples: [256] }),
   })
   .refine(
     (i: { format?: unknown; labels?: unknown }) => i.format !== 'analyzerpi' || typeof i.labels === 'string',

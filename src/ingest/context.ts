@@ -33,6 +33,7 @@ export async function createIngestContext(
     lat: config.station.latitude ?? null,
     lon: config.station.longitude ?? null,
     minFreeBytes: config.disk.minFreeMb * 1024 * 1024,
+    maxResultFileBytes: config.input.maxResultFileMb * 1024 * 1024,
     log,
     dryRun: options.dryRun,
   };

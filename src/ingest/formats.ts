@@ -17,15 +17,16 @@ import path from 'node:path';
 import { ResultFileError } from './errors.js';
 import type { Labels } from './labels.js';
 import { parse as parseAnalyzerpiJson } from './parsers/analyzerpi-json.js';
-import { parse as parseAudacity } from './parsers/audacity.js';
-import { parse as parseCsv } from './parsers/csv.js';
-import { parse as parseKaleidoscope } from './parsers/kaleidoscope.js';
-import { parse as parseLegacyCsv } from './parsers/legacy-csv.js';
-import { parse as parseRaven } from './parsers/raven.js';
+import { createParser as audacityLines, parse as parseAudacity } from './parsers/audacity.js';
+import { createParser as csvLines, parse as parseCsv } from './parsers/csv.js';
+import { createParser as kaleidoscopeLines, parse as parseKaleidoscope } from './parsers/kaleidoscope.js';
+import { createParser as legacyCsvLines, parse as parseLegacyCsv } from './parsers/legacy-csv.js';
+import type { LineParser } from './parsers/line-parser.js';
+import { createParser as ravenLines, parse as parseRaven } from './parsers/raven.js';
 import { parse as parseSidecar } from './parsers/sidecar.js';
 import { headerKey } from './parsers/table.js';
 import { nonBlankLines } from './parsers/text.js';
-import type { ParsedResultFile, ResultFormat, ResultParser } from './types.js';
+import type { ParseContext, ParsedResultFile, ResultFormat, ResultParser } from './types.js';
 
 export const AUDIO_EXTENSIONS = ['wav', 'flac'] as const;
 export type AudioExtension = (typeof AUDIO_EXTENSIONS)[number];
@@ -77,12 +78,6 @@ export function classifyPath(filePath: string): PathClass {
   return { kind: 'ignored' };
 }
 
-/** The base name an audio file and its result file share, or undefined for other files. */
-export function pairKey(filePath: string): string | undefined {
-  const c = classifyPath(filePath);
-  return c.kind === 'ignored' ? undefined : c.baseName;
-}
-
 /**
  * The format of a CSV-like result from its first non-blank line, whatever its name. Versions
  * of the analyzer saved other layouts under the same suffix (the `--rtype r` table under
@@ -122,6 +117,18 @@ export const PARSERS: Record<ResultFormat, ResultParser> = {
   'legacy-csv': parseLegacyCsv,
   sidecar: parseSidecar,
   'analyzerpi-json': parseAnalyzerpiJson,
+};
+
+/**
+ * The line formats, read as a stream by ingest (`result-stream.ts`); the JSON formats are
+ * not here: they are read whole, under a size limit.
+ */
+export const LINE_PARSERS: Partial<Record<ResultFormat, (ctx: ParseContext) => LineParser>> = {
+  raven: ravenLines,
+  csv: csvLines,
+  audacity: audacityLines,
+  kaleidoscope: kaleidoscopeLines,
+  'legacy-csv': legacyCsvLines,
 };
 
 export interface ParseResultFileOptions {

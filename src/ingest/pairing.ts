@@ -214,6 +214,15 @@ export class Pairing {
     } catch (err) {
       outcome = { status: 'error', message: `${file}: ${errorMessage(err)}`, code: (err as { code?: string }).code ?? 'ERR_INGEST' };
     }
+    if (outcome.status === 'not-ready' && outcome.waitingFor === 'result') {
+      // The result file itself is unfinished (a last line without its line end, JSON that
+      // does not parse yet): never read half a row; look again until it is complete, or
+      // until it has not changed for result-stream's SETTLE_MS and is taken as it is.
+      this.opts.ctx.log.debug({ file }, outcome.reason);
+      this.opts.onOutcome?.(file, outcome);
+      this.opts.recheck(file, RESULT_RECHECK_MS);
+      return;
+    }
     if (outcome.status === 'not-ready') {
       const since = this.waitingSince.get(file) ?? Date.now();
       this.waitingSince.set(file, since);
@@ -225,6 +234,10 @@ export class Pairing {
       const reason = outcome.reason;
       outcome = await ingestRecording(this.opts.ctx, { resultPath: file });
       if ('problems' in outcome) outcome.problems.push(`${reason}; still incomplete after waiting for it, detections go without a soundscape`);
+      if (outcome.status === 'not-ready') {
+        this.opts.recheck(file, RESULT_RECHECK_MS);
+        return;
+      }
     }
     this.waitingSince.delete(file);
     this.opts.onOutcome?.(file, outcome);
@@ -243,6 +256,8 @@ export class Pairing {
 }
 
 const MAX_HELD = 256;
+/** How often an unfinished result file is looked at again. */
+const RESULT_RECHECK_MS = 30_000;
 
 function isTransient(code: string): boolean {
   return (

@@ -6,8 +6,11 @@
  * 1. `sidecar`: the result file itself (sidecar `recordingStart`, analyzerpi `timestamp`);
  * 2. `filename`: the audio file's name;
  * 3. `metadata`: the WAV's AudioMoth comment or GUANO `Timestamp`;
- * 4. `mtime`: the file's modification time minus its duration (the recorder closes the file
- *    at the end of the recording), the weakest and so flagged by its source.
+ * 4. `mtime`: the audio file's modification time minus its duration (the recorder closes the
+ *    file at the end of the recording), the weakest and so flagged by its source. Only with
+ *    audio: a result file's own time says when it was analysed, not when it was recorded.
+ *
+ * Without any of these there is no start, and the result is not queued (an error naming it).
  *
  * Names and timestamps without an offset are local time of the station, read in its IANA zone.
  * Daylight-saving rule (documented in docs/SIDECAR.md): a local time in a gap (never happened)
@@ -211,13 +214,16 @@ export function isPlausibleStart(start: Date, now: Date = new Date()): boolean {
 export interface ResolveRecordingStartInput {
   /** The station's IANA time zone. */
   zone: string;
-  /** The audio file's name (or path). */
-  fileName: string;
+  /** The audio file's name (or path), or several candidates tried in order (the audio, the name a result file gives, the result's own base name). */
+  fileName: string | readonly string[];
   /** ISO 8601 with offset from the result file (`ParsedResultFile.recordingStart`). */
   sidecarStart?: string | undefined;
   metadata?: RecordingMetadata | undefined;
-  /** The audio file's modification time. */
-  mtime: Date;
+  /**
+   * The AUDIO file's modification time, when there is audio. Never a result file's: the
+   * analyzer writes that after the recording, at any delay (a backlog, a re-analysis).
+   */
+  mtime?: Date | undefined;
   /** The recording's length; the mtime fallback subtracts it. */
   durationSec?: number | undefined;
   audioMothZone?: string | undefined;
@@ -225,34 +231,79 @@ export interface ResolveRecordingStartInput {
   now?: Date;
 }
 
-/** The recording start by the order in the module comment, with its source and plausibility. */
-export function resolveRecordingStart(input: ResolveRecordingStartInput): RecordingStart {
+/**
+ * The recording start by the order in the module comment, with its source and plausibility;
+ * undefined when no source gives one (no sidecar time, no time in any name, no metadata, no
+ * audio). The caller must then not invent one: a detection is never stamped with "now".
+ */
+export function resolveRecordingStart(input: ResolveRecordingStartInput): RecordingStart | undefined {
   const { zone } = input;
   zoneOf(zone);
-  const found = ((): { start: Date; source: RecordingStartSource } => {
+  const found = ((): { start: Date; source: RecordingStartSource } | undefined => {
     if (input.sidecarStart) {
       const start = DateTime.fromISO(input.sidecarStart, { setZone: true });
       if (start.isValid) return { start: start.toJSDate(), source: 'sidecar' };
     }
-    const byName = recordingStartFromName(input.fileName, zone, input.audioMothZone ? { audioMothZone: input.audioMothZone } : {});
-    if (byName) return { start: byName, source: 'filename' };
+    const names = typeof input.fileName === 'string' ? [input.fileName] : input.fileName;
+    const nameOptions = input.audioMothZone ? { audioMothZone: input.audioMothZone } : {};
+    for (const name of names) {
+      const byName = recordingStartFromName(name, zone, nameOptions);
+      if (byName) return { start: byName, source: 'filename' };
+    }
     const byMetadata = input.metadata ? recordingStartFromMetadata(input.metadata, zone) : undefined;
     if (byMetadata) return { start: byMetadata, source: 'metadata' };
+    if (!input.mtime) return undefined;
     const durationMs = Math.round((input.durationSec ?? 0) * 1000);
     return { start: new Date(input.mtime.getTime() - durationMs), source: 'mtime' };
   })();
+  if (!found) return undefined;
   const reason = implausibility(found.start, input.now, zone);
   return reason === undefined ? { ...found, implausible: false } : { ...found, implausible: true, implausibleReason: reason };
 }
 
 /** `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM` in the station's offset at that instant, as the service expects. */
 export function formatServiceTimestamp(date: Date | DateTime, zone: string): string {
-  const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
-  return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+  const ms = date instanceof Date ? date.getTime() : date.toMillis();
+  const year = new Date(ms).getUTCFullYear();
+  // Outside four-digit years the plain ISO shape below does not hold: luxon writes those.
+  if (!Number.isFinite(ms) || year < 100 || year > 9998) {
+    const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
+    return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+  }
+  const offset = offsetAt(zone, ms);
+  const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23);
+  const abs = Math.abs(offset);
+  return `${local}${offset < 0 ? '-' : '+'}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`;
+}
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+const HOUR_MS = 3_600_000;
+/** Per zone: UTC hour -> the zone's offset through that whole hour, or NaN when it changes within it. */
+const offsetsByHour = new Map<string, Map<number, number>>();
+
+/**
+ * The zone's UTC offset in minutes at an instant. Asking the zone (Intl) for every detection
+ * of a million-row table costs seconds, and an offset changes at most once in an hour: an
+ * hour whose two ends agree has that offset throughout, so it is asked once per hour.
+ */
+function offsetAt(zone: string, ms: number): number {
+  let hours = offsetsByHour.get(zone);
+  if (!hours) offsetsByHour.set(zone, (hours = new Map<number, number>()));
+  const hour = Math.floor(ms / HOUR_MS);
+  let cached = hours.get(hour);
+  if (cached === undefined) {
+    const z = zoneOf(zone);
+    const first = z.offset(hour * HOUR_MS);
+    cached = first === z.offset((hour + 1) * HOUR_MS - 1) ? first : Number.NaN;
+    if (hours.size >= 50_000) hours.clear();
+    hours.set(hour, cached);
+  }
+  return Number.isNaN(cached) ? zoneOf(zone).offset(ms) : cached;
 }
 
 /** A detection's timestamp: recording start + the detection's start (rounded to the millisecond). */
 export function detectionTimestamp(recordingStart: Date | DateTime, startSec: number, zone: string): string {
-  const start = recordingStart instanceof Date ? DateTime.fromJSDate(recordingStart) : recordingStart;
-  return formatServiceTimestamp(start.plus({ milliseconds: Math.round(startSec * 1000) }), zone);
+  const start = recordingStart instanceof Date ? recordingStart.getTime() : recordingStart.toMillis();
+  return formatServiceTimestamp(new Date(start + Math.round(startSec * 1000)), zone);
 }

@@ -36,16 +36,21 @@ export function isEmpty(d: PolicyCounts): boolean {
   return d.humanSoundscapesWithheld + d.excluded + d.belowSpeciesMinConfidence + d.speciesGateExpired === 0 && Object.keys(d.nonBird).length === 0;
 }
 
+/** Adds `d` into `into` (in memory: one file's batches, counted once at its end). */
+export function mergeCounts(into: PolicyCounts, d: PolicyCounts): void {
+  into.humanSoundscapesWithheld += d.humanSoundscapesWithheld;
+  into.excluded += d.excluded;
+  into.belowSpeciesMinConfidence += d.belowSpeciesMinConfidence;
+  into.speciesGateExpired += d.speciesGateExpired;
+  for (const [name, n] of Object.entries(d.nonBird)) into.nonBird[name] = (into.nonBird[name] ?? 0) + n;
+}
+
 /** Adds `d` to the stored counts (in the caller's transaction, if any). Writes nothing when `d` is all zero. */
 export function addPolicyCounts(q: Queue, d: PolicyCounts, options: { now?: number } = {}): void {
   if (isEmpty(d)) return;
   q.write(() => {
     const c = readPolicyCounts(q);
-    c.humanSoundscapesWithheld += d.humanSoundscapesWithheld;
-    c.excluded += d.excluded;
-    c.belowSpeciesMinConfidence += d.belowSpeciesMinConfidence;
-    c.speciesGateExpired += d.speciesGateExpired;
-    for (const [name, n] of Object.entries(d.nonBird)) c.nonBird[name] = (c.nonBird[name] ?? 0) + n;
+    mergeCounts(c, d);
     setMeta(q, POLICY_COUNTS_KEY, c, options);
   });
 }

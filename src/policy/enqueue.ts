@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import { enqueueRecording, type EnqueueInput, type EnqueueResult, type Queue } from '../queue/index.js';
 import { SPECIES_GATE, recordSightings } from '../queue/species-gate.js';
-import { addPolicyCounts } from './counts.js';
-import type { RecordingDecision, StationPolicy } from './recording-policy.js';
+import { addPolicyCounts, type PolicyCounts } from './counts.js';
+import type { StationPolicy, Withheld } from './recording-policy.js';
 
 /**
- * Where ingest hands its decision over: queues a recording's items with the species
- * gate applied, and adds the policy counts, in ONE transaction (a crash leaves
- * neither items without their sightings nor counts without their items).
+ * Where ingest hands its decision over: queues a batch of a recording's items with the
+ * species gate applied, in ONE transaction (a crash leaves no items without their
+ * sightings). The policy counts of the whole file are added once it was read
+ * (`countCounts`).
  *
  * With the gate on (`filters.minDetectionsPer24h` > 1) every new detection is queued
  * held for `species-gate`, and the recording too unless it is held already; recording
@@ -18,7 +19,6 @@ export function enqueueWithPolicy(
   q: Queue,
   policy: StationPolicy,
   input: EnqueueInput,
-  decision: RecordingDecision,
   now = Date.now(),
 ): EnqueueResult {
   const gate = policy.gateMinDetections > 1;
@@ -36,20 +36,18 @@ export function enqueueWithPolicy(
         .map((d) => ({ species: d.scientificName, detectedAt: Date.parse(d.timestamp), dedupeKey: d.dedupeKey }));
       recordSightings(q, sightings, policy.gateMinDetections, now);
     }
-    addPolicyCounts(q, decision.counts, { now });
     return result;
   });
 }
 
-/** Counts what a recording without anything to queue still kept back. */
-export function countDecision(q: Queue, decision: RecordingDecision): void {
-  addPolicyCounts(q, decision.counts);
+/** Counts what the policies kept back of one result file. */
+export function countCounts(q: Queue, counts: PolicyCounts): void {
+  addPolicyCounts(q, counts);
 }
 
 /** The log line of a withheld soundscape: the file, the class and its confidence; never any audio. */
-export function logWithheld(log: Logger, resultPath: string, decision: RecordingDecision, audioDeleted: boolean): void {
-  const w = decision.withheld;
-  if (w?.reason !== 'human') return;
+export function logWithheld(log: Logger, resultPath: string, w: Withheld, audioDeleted: boolean): void {
+  if (w.reason !== 'human') return;
   log.warn(
     { file: resultPath, class: w.className, confidence: w.confidence, line: w.line, policy: 'privacy' },
     `privacy: ${resultPath} line ${w.line}: ${w.className} at ${w.confidence}; the soundscape is not uploaded` +

@@ -15,6 +15,22 @@ export interface EnqueueResult {
   recordingId: number | null;
   recordingInserted: boolean;
   detectionsInserted: number;
+  /** Detections already queued under the same key whose values differ from this input's. */
+  changed: ChangedDetection[];
+}
+
+/**
+ * A detection queued again (same dedupe key: recording, start, species) with other values
+ * (a result file rewritten after it was read). An item never attempted takes the new values
+ * (`updated`); one already sent keeps what the service has, and the caller reports it.
+ */
+export interface ChangedDetection {
+  id: number;
+  dedupeKey: string;
+  state: string;
+  updated: boolean;
+  before: { endS: number; commonName: string; confidence: number };
+  after: { endS: number; commonName: string; confidence: number };
 }
 
 export interface EnqueueOptions {
@@ -88,13 +104,40 @@ function insertOne(q: Queue, input: EnqueueInput, now: number): EnqueueResult {
     }
   }
   let detectionsInserted = 0;
+  const changed: ChangedDetection[] = [];
   const insertDetection = q.stmt(INSERT_DETECTION);
   for (const detection of input.detections) {
     checkKey('detection dedupeKey', detection.dedupeKey);
     checkTimestamp(`detection ${detection.dedupeKey}`, detection.timestamp);
-    detectionsInserted += insertDetection.run(newDetectionParams(detection, recordingId, now)).changes;
+    const inserted = insertDetection.run(newDetectionParams(detection, recordingId, now)).changes;
+    detectionsInserted += inserted;
+    if (inserted === 0) {
+      const change = compareQueued(q, detection, now);
+      if (change) changed.push(change);
+    }
   }
-  return { recordingId, recordingInserted, detectionsInserted };
+  return { recordingId, recordingInserted, detectionsInserted, changed };
+}
+
+/** The queued detection under the same key, when its values differ; updated if it was never attempted. */
+function compareQueued(q: Queue, d: NewDetection, now: number): ChangedDetection | undefined {
+  const row = q
+    .stmt('SELECT id, state, attempts, end_s, common_name, confidence FROM detections WHERE dedupe_key = ?')
+    .get(d.dedupeKey) as { id: number; state: string; attempts: number; end_s: number; common_name: string; confidence: number };
+  const before = { endS: row.end_s, commonName: row.common_name, confidence: row.confidence };
+  const after = { endS: d.endS, commonName: d.commonName, confidence: d.confidence };
+  if (before.endS === after.endS && before.commonName === after.commonName && before.confidence === after.confidence) return undefined;
+  const updated = row.state === 'pending' && row.attempts === 0;
+  if (updated) {
+    q.stmt('UPDATE detections SET end_s = ?, common_name = ?, confidence = ?, updated_at = ? WHERE id = ?').run(
+      after.endS,
+      after.commonName,
+      after.confidence,
+      now,
+      row.id,
+    );
+  }
+  return { id: row.id, dedupeKey: d.dedupeKey, state: row.state, updated, before, after };
 }
 
 function checkKey(what: string, key: string): void {

@@ -8,7 +8,7 @@ export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migration
 export { TRANSITIONS, allowedFrom, canTransition, transition, transitionWhere, type Transition, type TransitionPatch } from './state.js';
 export * from './types.js';
 export { formatItemId, formatItemRef, parseItemId } from './item-id.js';
-export { enqueueMany, enqueueRecording, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from './enqueue.js';
+export { enqueueMany, enqueueRecording, type ChangedDetection, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from './enqueue.js';
 export { CLAIM_FROM, type ClaimOptions, type ClaimOrder } from './claim.js';
 export { claimRecordings } from './claim-recordings.js';
 export { DEFAULT_NO_AUDIO_AFTER_MS, claimDetections, type ClaimDetectionsOptions } from './claim-detections.js';

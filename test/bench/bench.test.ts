@@ -67,6 +67,7 @@ describe('npm run bench (tiny sizes)', () => {
       'drain.agentVsSequential',
       'memory.drainPeak',
       'ingest.detectionsPerSec',
+      'ingest.largeTable.peakRssMb',
       'latency.p95',
       'memory.idleVsBare',
       'cpu.idle',

@@ -28,8 +28,8 @@ describe('station-agent ingest', () => {
     for (const name of ['soundscape.wav', 'soundscape.BirdNET.results.csv', 'soundscape.BirdNET.results.txt']) {
       copyFileSync(realFixture(example, name), path.join(input, name));
     }
-    copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), path.join(input, 'sub', 'later.BirdNET.selection.table.txt'));
-    copyFileSync(fixture('results', 'garbage.BirdNET.results.csv'), path.join(input, 'sub', 'garbage.BirdNET.results.csv'));
+    copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), path.join(input, 'sub', 'later_20230328_060000.BirdNET.selection.table.txt'));
+    copyFileSync(fixture('results', 'garbage.BirdNET.results.csv'), path.join(input, 'sub', 'garbage_20230328_070000.BirdNET.results.csv'));
     dataDir = path.join(tmp.dir, 'data');
     config = writeCliConfig(path.join(tmp.dir, 'config.json'), {
       baseUrl: 'http://127.0.0.1:9',
@@ -61,7 +61,7 @@ describe('station-agent ingest', () => {
     expect(recordings).toBeGreaterThanOrEqual(2);
     // Piped stderr: no progress bar, only log lines (the damaged CSV's rows).
     expect(first.stderr).not.toMatch(/[\u2588\u2591]|\r/);
-    expect(first.stderr).toContain('garbage.BirdNET.results.csv line 3');
+    expect(first.stderr).toContain('garbage_20230328_070000.BirdNET.results.csv line 3');
 
     const q = openTestQueue(dataDir);
     const counts = queueCounts(q);

@@ -146,16 +146,15 @@ describe('station-agent run, end to end against the local service', () => {
       ['birdnet-analyzer_6e477a19_2022-03-17', 'soundscape.BirdNET.results.txt', 'audacity'],
       ['birdnetTools', 'test_example_1.csv', 'tools'],
     ];
-    // Without a time in their names, these recordings start at their files' modification
-    // times: one an hour apart, so that each file is its own recording.
-    let hour = 0;
+    // Without audio, a recording's start comes from the result's name (never from when the
+    // file was written or read): one an hour apart, so that each file is its own recording.
+    let hour = 6;
     for (const [dir, file, sub] of files) {
       const target = path.join(world.inputDir, sub);
-      const name = sub === 'tools' ? '14_01_20210213_210000.BirdNET.results.csv' : file;
+      const suffix = file.slice(file.indexOf('.BirdNET.'));
+      const name = sub === 'tools' ? '14_01_20210213_210000.BirdNET.results.csv' : `ST_20250601_${String(hour++).padStart(2, '0')}0000${suffix}`;
       mkdirSync(target, { recursive: true });
       copyFileSync(real(dir, file), path.join(target, name));
-      const at = new Date(Date.parse('2025-06-01T06:00:00.000Z') + hour++ * 3_600_000);
-      utimesSync(path.join(target, name), at, at);
     }
     await world.startAgent();
     // An empty queue says nothing until every file has been read: wait for all four first.

@@ -6,7 +6,7 @@ import { readWavInfo } from '../../src/audio/index.js';
 import { DEMO_LABELS_FILE, writeSampleFolder } from '../../src/demo/sample-data.js';
 import { DEMO_MIN_CONFIDENCE, SAMPLE_SPECIES, expectedAtService, planSamples, type SampleFormat } from '../../src/demo/sample-plan.js';
 import { DEFAULT_LABELS_FILE } from '../../src/emulator/index.js';
-import { classifyPath, pairKey, parseResultFile } from '../../src/ingest/formats.js';
+import { classifyPath, parseResultFile } from '../../src/ingest/formats.js';
 import { Labels, parseLabelLines } from '../../src/ingest/labels.js';
 import { recordingStartFromName } from '../../src/ingest/recording-time.js';
 import { tempDir } from '../helpers/paths.js';
@@ -40,7 +40,7 @@ describe('demo sample folder', () => {
       expect(audio).toMatchObject({ kind: 'audio', ext: 'wav' });
       if (f.format === 'analyzerpi') expect(result).toMatchObject({ kind: 'analyzerpi-json', audioFileName: f.audioFile });
       else expect(result).toMatchObject({ kind: 'result', format: RESULT_KIND[f.format] });
-      expect(pairKey(path.join(dir, f.resultFile))).toBe(pairKey(path.join(dir, f.audioFile)));
+      expect(classifyPath(path.join(dir, f.resultFile))).toMatchObject({ baseName: (classifyPath(path.join(dir, f.audioFile)) as { baseName: string }).baseName });
     }
     expect(plan.recordings.map((r) => r.format)).toEqual(files.map((f) => f.format));
   });

@@ -99,7 +99,7 @@ describe('ingestPaths: what the operator named', () => {
     const { dir, config, queue: q } = setup();
     const notes = path.join(dir, 'notes.txt');
     writeFileSync(notes, 'field notes');
-    const table = path.join(dir, 'soundscape.BirdNET.selection.table.txt');
+    const table = path.join(dir, 'ST_20250603_041600.BirdNET.selection.table.txt');
     copyFileSync(realFixture('birdnet-analyzer_ccf4b228_2023-03-28', 'soundscape.BirdNET.selection.table.txt'), table);
     // No labels file: the table's common names cannot be resolved.
     const first = await ingestPaths({ config, queue: q, paths: [notes, table] });

@@ -1,9 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ResultFileError } from '../../src/ingest/errors.js';
-import { classifyPath, detectFormat, pairKey, parseResultFile, sniffFormat } from '../../src/ingest/formats.js';
+import { classifyPath, detectFormat, parseResultFile, sniffFormat } from '../../src/ingest/formats.js';
 import { fixture, realFixture } from '../helpers/paths.js';
 import { englishLabels, englishWithGermanLabels } from './real-labels.js';
+
+const pairKey = (file: string) => {
+  const c = classifyPath(file);
+  return c.kind === 'ignored' ? undefined : c.baseName;
+};
 
 describe('classifyPath', () => {
   it.each([

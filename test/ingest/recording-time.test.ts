@@ -152,6 +152,13 @@ describe('recordingStartFromMetadata', () => {
   });
 });
 
+/** resolveRecordingStart where the test gives a source: undefined would be a failure. */
+function resolve(input: Parameters<typeof resolveRecordingStart>[0]) {
+  const start = resolveRecordingStart(input);
+  if (!start) throw new Error(`no recording start for ${JSON.stringify(input)}`);
+  return start;
+}
+
 describe('resolveRecordingStart', () => {
   const now = new Date('2024-06-01T00:00:00Z');
   const mtime = new Date('2024-05-01T04:01:00Z');
@@ -159,28 +166,37 @@ describe('resolveRecordingStart', () => {
 
   it('prefers the sidecar, then the file name, then the metadata, then mtime minus duration', () => {
     const base = { zone: BERLIN, mtime, durationSec: 60, now };
-    const sidecar = resolveRecordingStart({ ...base, fileName: '20240501_050000.WAV', sidecarStart: '2024-05-01T06:00:00.000+02:00', metadata: { comment } });
+    const sidecar = resolve({ ...base, fileName: '20240501_050000.WAV', sidecarStart: '2024-05-01T06:00:00.000+02:00', metadata: { comment } });
     expect([sidecar.source, fmt(sidecar.start), sidecar.implausible]).toEqual(['sidecar', '2024-05-01T06:00:00.000+02:00', false]);
 
-    const byName = resolveRecordingStart({ ...base, fileName: '20240501_050000.WAV', metadata: { comment } });
+    const byName = resolve({ ...base, fileName: '20240501_050000.WAV', metadata: { comment } });
     expect([byName.source, fmt(byName.start)]).toEqual(['filename', '2024-05-01T07:00:00.000+02:00']);
 
-    const byMetadata = resolveRecordingStart({ ...base, fileName: 'metadata.wav', metadata: { comment } });
+    const byMetadata = resolve({ ...base, fileName: 'metadata.wav', metadata: { comment } });
     expect([byMetadata.source, fmt(byMetadata.start)]).toEqual(['metadata', '2024-05-01T06:00:00.000+02:00']);
 
-    const byMtime = resolveRecordingStart({ ...base, fileName: 'metadata.wav', metadata: { comment: 'no time here' } });
+    const byMtime = resolve({ ...base, fileName: 'metadata.wav', metadata: { comment: 'no time here' } });
     expect([byMtime.source, fmt(byMtime.start)]).toEqual(['mtime', '2024-05-01T06:00:00.000+02:00']);
   });
 
+  it('tries each candidate name in order: the audio, the name a result gives, the result\'s own base name', () => {
+    const start = resolve({ zone: BERLIN, fileName: ['soundscape.wav', 'ST_20260603_041600.wav'], now: new Date('2026-07-01T00:00:00Z') });
+    expect([start.source, fmt(start.start)]).toEqual(['filename', '2026-06-03T04:16:00.000+02:00']);
+  });
+
+  it('finds no start without a time in the result, the names or the metadata and without audio: never "now"', () => {
+    expect(resolveRecordingStart({ zone: BERLIN, fileName: ['nightly.wav'], metadata: { comment: 'no time here' }, now })).toBeUndefined();
+  });
+
   it('flags implausible starts instead of using them silently', () => {
-    const unset = resolveRecordingStart({ zone: 'UTC', fileName: '19700101_000012.WAV', mtime, now });
+    const unset = resolve({ zone: 'UTC', fileName: '19700101_000012.WAV', mtime, now });
     expect(unset).toMatchObject({ source: 'filename', implausible: true });
     expect(unset.implausibleReason).toBe('recording start 1970-01-01T00:00:12.000+00:00 is before 2020-01-01 (device clock not set?)');
 
     const future = resolveRecordingStart({ zone: 'UTC', fileName: '20240602_000001.WAV', mtime, now });
     expect(future).toMatchObject({ implausible: true, implausibleReason: 'recording start 2024-06-02T00:00:01.000+00:00 is more than a day in the future' });
 
-    expect(resolveRecordingStart({ zone: 'UTC', fileName: '20240602_000000.WAV', mtime, now }).implausible).toBe(false);
+    expect(resolve({ zone: 'UTC', fileName: '20240602_000000.WAV', mtime, now }).implausible).toBe(false);
     expect(implausibility(new Date('2020-01-01T00:00:00Z'), now)).toBeUndefined();
     expect(implausibility(new Date('2019-12-31T23:59:59Z'), now, BERLIN)).toBe(
       'recording start 2020-01-01T00:59:59.000+01:00 is before 2020-01-01 (device clock not set?)',

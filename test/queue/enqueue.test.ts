@@ -16,7 +16,7 @@ describe('enqueueRecording', () => {
     const rec = recording(1);
     const now = 1_714_536_000_000;
     const result = enqueueRecording(q, { recording: rec, detections: [detection(rec.sourceKey, 0), detection(rec.sourceKey, 1)] }, { now });
-    expect(result).toEqual({ recordingId: expect.any(Number), recordingInserted: true, detectionsInserted: 2 });
+    expect(result).toEqual({ recordingId: expect.any(Number), recordingInserted: true, detectionsInserted: 2, changed: [] });
     const stored = getItem(q, 'recording', result.recordingId!)!;
     expect(stored).toMatchObject({ ...rec, kind: 'recording', state: 'pending', attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now, remoteId: null, holdReason: null, reconcile: false });
     const dets = q.db.prepare('SELECT id FROM detections WHERE recording_id = ? ORDER BY id').pluck().all(result.recordingId) as number[];
@@ -29,7 +29,7 @@ describe('enqueueRecording', () => {
     const input = { recording: rec, detections: [detection(rec.sourceKey, 0), detection(rec.sourceKey, 1)] };
     const first = enqueueRecording(q, input);
     const second = enqueueRecording(q, input);
-    expect(second).toEqual({ recordingId: first.recordingId, recordingInserted: false, detectionsInserted: 0 });
+    expect(second).toEqual({ recordingId: first.recordingId, recordingInserted: false, detectionsInserted: 0, changed: [] });
     const counts = queueCounts(q);
     expect(counts.recordings.pending).toBe(1);
     expect(counts.detections.pending).toBe(2);
@@ -39,13 +39,13 @@ describe('enqueueRecording', () => {
     const rec = recording(1);
     const first = enqueueRecording(q, { recording: rec, detections: [detection(rec.sourceKey, 0)] });
     const second = enqueueRecording(q, { recording: rec, detections: [detection(rec.sourceKey, 0), detection(rec.sourceKey, 1)] });
-    expect(second).toEqual({ recordingId: first.recordingId, recordingInserted: false, detectionsInserted: 1 });
+    expect(second).toEqual({ recordingId: first.recordingId, recordingInserted: false, detectionsInserted: 1, changed: [] });
     expect(q.db.prepare('SELECT COUNT(*) FROM detections WHERE recording_id = ?').pluck().get(first.recordingId)).toBe(2);
   });
 
   it('queues detections without a recording', () => {
     const result = enqueueRecording(q, { recording: null, detections: [detection('standalone', 0)] });
-    expect(result).toEqual({ recordingId: null, recordingInserted: false, detectionsInserted: 1 });
+    expect(result).toEqual({ recordingId: null, recordingInserted: false, detectionsInserted: 1, changed: [] });
     expect(q.db.prepare('SELECT recording_id FROM detections').pluck().get()).toBeNull();
   });
 

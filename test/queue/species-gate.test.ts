@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { enqueueWithPolicy } from '../../src/policy/enqueue.js';
-import { createStationPolicy, type RecordingDecision } from '../../src/policy/recording-policy.js';
-import { emptyCounts } from '../../src/policy/counts.js';
+import { createStationPolicy } from '../../src/policy/recording-policy.js';
 import { getItem, spoolFilesToDelete, type Queue } from '../../src/queue/index.js';
 import { SPECIES_GATE, SPECIES_GATE_CODE, expireSpeciesGate } from '../../src/queue/species-gate.js';
 import { detection, recording, tempQueue } from './helpers.js';
@@ -10,7 +9,6 @@ import { detection, recording, tempQueue } from './helpers.js';
 const HOUR = 3_600_000;
 const T = Date.parse('2024-05-01T06:00:00+02:00');
 const NOW = Date.parse('2024-05-01T12:00:00+02:00');
-const NOTHING: RecordingDecision = { post: [], withheld: null, below: 0, counts: emptyCounts() };
 
 let q: Queue;
 let cleanup: () => void;
@@ -28,7 +26,7 @@ function ingest(n: number, at: number, policy = gate(3), species = 'Turdus merul
   const rec = recording(n);
   const timestamp = new Date(at).toISOString();
   const det = detection(rec.sourceKey, 0, { timestamp, scientificName: species, dedupeKey: `${rec.sourceKey}|0|${species}` });
-  const result = enqueueWithPolicy(q, policy, { recording: rec, detections: [det] }, NOTHING, NOW);
+  const result = enqueueWithPolicy(q, policy, { recording: rec, detections: [det] }, NOW);
   const row = q.stmt('SELECT id FROM detections WHERE dedupe_key = ?').get(det.dedupeKey) as { id: number };
   return { recording: result.recordingId!, detection: row.id };
 }

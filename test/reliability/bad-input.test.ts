@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, writeFileSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -98,6 +98,10 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
     world = await createAgentWorld({ config: { upload: { noSoundscapeAfterSec: 1 }, input: { rescanIntervalSec: 10 } } });
     const input = world.inputDir;
     for (const f of readdirSync(fixture('bad'))) copyFileSync(fixture('bad', f), path.join(input, f));
+    // JSON that does not parse may still be being written: it is an error once it has not
+    // changed for 10 minutes. This one was left long ago.
+    const longAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(path.join(input, 'not-json_20250601_065000.detections.json'), longAgo, longAgo);
 
     const expected: ExpectedRecording[] = [...FROM_FIXTURES];
     const withoutSoundscape = new Set(FROM_FIXTURES.map((r) => r.base));

@@ -96,9 +96,9 @@ describe('hostile input folder (station-agent run as a process)', () => {
     execFileSync('rm', ['-r', s.inputDir]);
     symlinkSync(real, s.inputDir);
 
-    // No time in its name and no audio: its start comes from its modification time, so each
-    // path it is seen under (loop/, loop/loop/, ...) would be a recording of its own.
-    writeAtomically(path.join(real, 'plain.BirdNET.selection.table.txt'), selectionTable([[0, 'Eurasian Blackbird']]));
+    // A result without audio: followed through the loop, it would be taken again under each
+    // path it is seen under (loop/, loop/loop/, ...), which ingested_files would show.
+    writeAtomically(path.join(real, 'plain_20250601_050000.BirdNET.selection.table.txt'), selectionTable([[0, 'Eurasian Blackbird']]));
     writeAtomically(path.join(real, 'good_20250601_060000.wav'), wavBytes(6));
     writeAtomically(path.join(real, 'good_20250601_060000.BirdNET.selection.table.txt'), selectionTable([[0, 'Great Tit'], [3, 'Eurasian Magpie']]));
     // Its own result, but its audio is a link to a WAV outside the folder.
@@ -122,7 +122,7 @@ describe('hostile input folder (station-agent run as a process)', () => {
     // Every file was taken under its path through the configured (linked) input.dir.
     const files = withQueue(s.dataDir, (q) => q.db.prepare('SELECT path FROM ingested_files').pluck().all() as string[]);
     expect(files.sort()).toEqual(
-      ['away_20250601_061000', 'good_20250601_060000', 'plain'].map((b) => path.join(s.inputDir, `${b}.BirdNET.selection.table.txt`)),
+      ['away_20250601_061000', 'good_20250601_060000', 'plain_20250601_050000'].map((b) => path.join(s.inputDir, `${b}.BirdNET.selection.table.txt`)),
     );
   }, 120_000);
 

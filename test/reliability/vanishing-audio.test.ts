@@ -62,7 +62,8 @@ describe('bad input: the audio vanishes while the agent ingests it', () => {
       })),
     }));
     for (const rec of recs) {
-      writeAtomically(path.join(world.inputDir, `${rec.base}.wav`), buildWav({ frames: 3 * 16_000 }).bytes);
+      // 6 s of audio: both rows (0-3 s, 3-6 s) lie inside it.
+      writeAtomically(path.join(world.inputDir, `${rec.base}.wav`), buildWav({ frames: 6 * 16_000 }).bytes);
       writeAtomically(path.join(world.inputDir, `${rec.base}.detections.json`), sidecar(rec));
     }
     await world.startAgent();

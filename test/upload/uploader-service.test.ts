@@ -27,7 +27,8 @@ function dropRecording(w: AgentWorld, base: string, rows: string[], endIso = '20
   utimesSync(wav, end, end);
   writeFileSync(
     path.join(w.inputDir, `${base}.BirdNET.results.csv`),
-    ['Start (s),End (s),Scientific name,Common name,Confidence', ...rows].join('\n'),
+    // Every line ends with its line end, as the analyzer writes it (a last line without one is still being written).
+    `${['Start (s),End (s),Scientific name,Common name,Confidence', ...rows].join('\n')}\n`,
   );
 }
 

@@ -128,6 +128,8 @@ export function renderItem(item: QueueItem, files: readonly FileFact[], recordin
       ['dedupe key', item.dedupeKey],
       ['soundscape', recording ? `${operatorId('recording', recording.id)} (${recording.state})` : 'none'],
     );
+    // A start read from the audio's modification time is the weakest: say so on the detection too.
+    if (recording?.kind === 'recording') fields.push(['time source', `${recording.timeSource} (its soundscape's start)`]);
   }
   for (const f of files) {
     fields.push([`${f.role} file`, `${f.path} ${f.exists ? `(${formatBytes(f.bytes)})` : s.yellow('(missing)')}`]);

@@ -11,7 +11,8 @@
 import { ResultFileError } from '../errors.js';
 import { resolveSpecies } from '../labels.js';
 import type { ParseContext, ParsedDetection, ParsedResultFile, RowError } from '../types.js';
-import { checkTimesAndConfidence, nonBlankLines, parseDecimal, quote, rowError } from './text.js';
+import { parseLines, type LineParser } from './line-parser.js';
+import { checkTimesAndConfidence, parseDecimal, quote, rowError } from './text.js';
 
 const WHERE = {
   start: 'field 1 (start)',
@@ -22,25 +23,46 @@ const WHERE = {
 };
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
+  const parser = createParser(ctx);
+  parseLines(parser, text);
+  return { format: 'audacity', detections: parser.detections, errors: parser.errors };
+}
+
+/** Audacity labels fed line by line (the whole-text `parse` and streaming ingest alike). */
+export function createParser(ctx: ParseContext): LineParser {
   const detections: ParsedDetection[] = [];
   const errors: RowError[] = [];
-  const lines = nonBlankLines(text).filter((l) => !l.text.startsWith('\\')); // `\` lines: Audacity's frequency ranges
-  lines.forEach(({ text: lineText, line }, i) => {
-    const fields = lineText.split('\t');
-    if (fields.length < 3 || fields.length > 4) {
-      if (i === 0) {
-        throw new ResultFileError(
-          ctx.fileName,
-          `expected tab-separated Audacity labels (start<TAB>end<TAB>label<TAB>confidence), found ${quote(lineText, 160)} on line ${line}`,
-        );
+  let rows = 0;
+  return {
+    detections,
+    errors,
+    audioFileName: undefined,
+    get rows() {
+      return rows;
+    },
+    push(lineText: string, line: number) {
+      // `\` lines: Audacity's frequency ranges.
+      if (lineText.trim() === '' || lineText.startsWith('\\')) return;
+      const first = rows === 0;
+      rows++;
+      const fields = lineText.split('\t');
+      if (fields.length < 3 || fields.length > 4) {
+        if (first) {
+          throw new ResultFileError(
+            ctx.fileName,
+            `expected tab-separated Audacity labels (start<TAB>end<TAB>label<TAB>confidence), found ${quote(lineText, 160)} on line ${line}`,
+          );
+        }
+        errors.push(rowError(ctx, line, 'row', `expected 3 or 4 tab-separated fields, found ${fields.length}`));
+        return;
       }
-      errors.push(rowError(ctx, line, 'row', `expected 3 or 4 tab-separated fields, found ${fields.length}`));
-      return;
-    }
-    const detection = detectionFromFields(fields, line, ctx, errors);
-    if (detection) detections.push(detection);
-  });
-  return { format: 'audacity', detections, errors };
+      const detection = detectionFromFields(fields, line, ctx, errors);
+      if (detection) detections.push(detection);
+    },
+    finish() {
+      // An empty file has no detections.
+    },
+  };
 }
 
 function detectionFromFields(fields: string[], line: number, ctx: ParseContext, errors: RowError[]): ParsedDetection | undefined {

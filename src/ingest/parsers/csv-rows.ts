@@ -17,7 +17,7 @@ export interface CsvRecord {
   error?: string;
 }
 
-export function splitCsvRecords(input: string, delimiter = ','): CsvRecord[] {
+export function splitCsvRecords(input: string, delimiter = ',', firstLine = 1): CsvRecord[] {
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') {
     throw new Error(`invalid CSV delimiter ${JSON.stringify(delimiter)}`);
   }
@@ -25,8 +25,9 @@ export function splitCsvRecords(input: string, delimiter = ','): CsvRecord[] {
   const records: CsvRecord[] = [];
   let fields: string[] = [];
   let field = '';
-  let line = 1;
-  let recordLine = 1;
+  // `firstLine`: the input's first line in its file (a streamed record starts mid-file).
+  let line = firstLine;
+  let recordLine = firstLine;
   let i = 0;
 
   const endRecord = () => {

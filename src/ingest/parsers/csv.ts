@@ -8,7 +8,7 @@
  * Quoted fields follow RFC 4180, so a localised name like `"Grey Heron, Common"` stays whole.
  */
 import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, type TableSpec } from './table.js';
+import { parseTable, TableParser, type TableSpec } from './table.js';
 
 const CSV: TableSpec = {
   what: 'CSV results',
@@ -28,4 +28,9 @@ const CSV: TableSpec = {
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   return { format: 'csv', ...parseTable(text, ctx, CSV) };
+}
+
+/** The same parse, fed line by line (streaming ingest). */
+export function createParser(ctx: ParseContext): TableParser {
+  return new TableParser(ctx, CSV);
 }

@@ -4,7 +4,7 @@
  * OFFSET is the start in seconds and DURATION the length, so end = OFFSET + DURATION.
  */
 import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, type TableSpec } from './table.js';
+import { parseTable, TableParser, type TableSpec } from './table.js';
 
 const KALEIDOSCOPE: TableSpec = {
   what: 'Kaleidoscope CSV',
@@ -24,4 +24,9 @@ const KALEIDOSCOPE: TableSpec = {
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   return { format: 'kaleidoscope', ...parseTable(text, ctx, KALEIDOSCOPE) };
+}
+
+/** The same parse, fed line by line (streaming ingest). */
+export function createParser(ctx: ParseContext): TableParser {
+  return new TableParser(ctx, KALEIDOSCOPE);
 }

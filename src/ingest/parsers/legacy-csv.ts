@@ -3,7 +3,7 @@
  * `Start (s);End (s);Scientific name;Common name;Confidence`.
  */
 import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, type TableSpec } from './table.js';
+import { parseTable, TableParser, type TableSpec } from './table.js';
 
 const LEGACY: TableSpec = {
   what: 'legacy results',
@@ -22,4 +22,9 @@ const LEGACY: TableSpec = {
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   return { format: 'legacy-csv', ...parseTable(text, ctx, LEGACY) };
+}
+
+/** The same parse, fed line by line (streaming ingest). */
+export function createParser(ctx: ParseContext): TableParser {
+  return new TableParser(ctx, LEGACY);
 }

@@ -9,7 +9,7 @@
  * written so that tables can be combined) has zero detections.
  */
 import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, type TableSpec } from './table.js';
+import { parseTable, TableParser, type TableSpec } from './table.js';
 
 const RAVEN: TableSpec = {
   what: 'Raven selection table',
@@ -31,4 +31,9 @@ const RAVEN: TableSpec = {
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   return { format: 'raven', ...parseTable(text, ctx, RAVEN, { skipNocall: true }) };
+}
+
+/** The same parse, fed line by line (streaming ingest). */
+export function createParser(ctx: ParseContext): TableParser {
+  return new TableParser(ctx, RAVEN, { skipNocall: true });
 }

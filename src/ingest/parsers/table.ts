@@ -7,7 +7,8 @@ import { resolveSpecies } from '../labels.js';
 import { ResultFileError } from '../errors.js';
 import type { ParseContext, ParsedDetection, RowError } from '../types.js';
 import { splitCsvRecords, type CsvRecord } from './csv-rows.js';
-import { baseNameAnyOs, checkTimesAndConfidence, nonBlankLines, parseDecimal, quote, rowError } from './text.js';
+import { parseLines, type LineParser } from './line-parser.js';
+import { baseNameAnyOs, checkTimesAndConfidence, parseDecimal, quote, rowError } from './text.js';
 
 export type ColumnRole =
   | 'start'
@@ -156,48 +157,90 @@ export function detectionFromRow(
   return { kind: 'detection', detection: { startSec, endSec, confidence, line, ...resolved.species } };
 }
 
-/** The audio file's base name from the first row's file column, if the table has one. */
-export function audioFileNameFromRows(rows: { fields: string[] }[], layout: TableLayout): string | undefined {
-  const at = layout.index.file;
-  if (at === undefined) return undefined;
-  for (const row of rows) {
-    const value = row.fields[at]?.trim();
-    if (value) return baseNameAnyOs(value) || undefined;
-  }
-  return undefined;
-}
+/** Longest record a quoted field may stretch over lines to before it is cut as unterminated. */
+const MAX_RECORD_CHARS = 64 * 1024;
 
 /**
- * A whole header-based table: header row, then one detection per data row. Tab-separated
- * tables are split per line (Raven does not quote); other delimiters go through the RFC 4180
- * splitter.
+ * A header-based table read line by line: header row, then one detection per data row.
+ * Tab-separated tables are split per line (Raven does not quote); other delimiters go
+ * through the RFC 4180 splitter, a record continuing over lines while a quote is open.
  */
+export class TableParser implements LineParser {
+  readonly detections: ParsedDetection[] = [];
+  readonly errors: RowError[] = [];
+  audioFileName: string | undefined;
+  rows = 0;
+  private layout: TableLayout | undefined;
+  /** A CSV record whose quoted field is still open, and the line it started on. */
+  private pending = '';
+  private pendingLine = 0;
+
+  constructor(
+    private readonly ctx: ParseContext,
+    private readonly spec: TableSpec,
+    private readonly options: RowOptions = {},
+  ) {}
+
+  push(text: string, line: number): void {
+    if (this.spec.delimiter === '\t') {
+      if (text.trim() !== '') this.record({ fields: text.split('\t'), line }, text);
+      return;
+    }
+    if (this.pending === '') this.pendingLine = line;
+    this.pending = this.pending === '' ? text : `${this.pending}\n${text}`;
+    if (hasOpenQuote(this.pending) && this.pending.length < MAX_RECORD_CHARS) return;
+    this.flush();
+  }
+
+  finish(): void {
+    if (this.pending !== '') this.flush();
+    if (!this.layout) {
+      throw new ResultFileError(this.ctx.fileName, `empty file: expected a ${this.spec.delimiterName}-separated ${this.spec.what} header`);
+    }
+  }
+
+  private flush(): void {
+    const text = this.pending;
+    this.pending = '';
+    for (const r of splitCsvRecords(text, this.spec.delimiter, this.pendingLine)) this.record(r, r.fields.join(this.spec.delimiter));
+  }
+
+  private record(row: CsvRecord, raw: string): void {
+    if (!this.layout) {
+      this.layout = layoutFromHeader(row.fields, raw, this.spec, this.ctx);
+      return;
+    }
+    this.rows++;
+    if (row.error !== undefined) {
+      this.errors.push(rowError(this.ctx, row.line, 'row', row.error));
+      return;
+    }
+    const fileAt = this.layout.index.file;
+    if (this.audioFileName === undefined && fileAt !== undefined) {
+      const value = row.fields[fileAt]?.trim();
+      if (value) this.audioFileName = baseNameAnyOs(value) || undefined;
+    }
+    const outcome = detectionFromRow(row.fields, row.line, this.layout, this.ctx, this.errors, this.options);
+    if (outcome.kind === 'detection') this.detections.push(outcome.detection);
+  }
+}
+
+/** An odd number of quotes: a quoted field is still open at the end of the text. */
+function hasOpenQuote(text: string): boolean {
+  let n = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) n++;
+  return n % 2 === 1;
+}
+
+/** A whole table's text (tests, small files); ingest streams through the same `TableParser`. */
 export function parseTable(
   text: string,
   ctx: ParseContext,
   spec: TableSpec,
   options: RowOptions = {},
 ): { detections: ParsedDetection[]; errors: RowError[]; audioFileName?: string } {
-  const records: (CsvRecord & { raw: string })[] =
-    spec.delimiter === '\t'
-      ? nonBlankLines(text).map((l) => ({ fields: l.text.split('\t'), line: l.line, raw: l.text }))
-      : splitCsvRecords(text, spec.delimiter).map((r) => ({ ...r, raw: r.fields.join(spec.delimiter) }));
-  const header = records[0];
-  if (!header) {
-    throw new ResultFileError(ctx.fileName, `empty file: expected a ${spec.delimiterName}-separated ${spec.what} header`);
-  }
-  const layout = layoutFromHeader(header.fields, header.raw, spec, ctx);
-  const detections: ParsedDetection[] = [];
-  const errors: RowError[] = [];
-  const rows = records.slice(1);
-  for (const row of rows) {
-    if (row.error !== undefined) {
-      errors.push(rowError(ctx, row.line, 'row', row.error));
-      continue;
-    }
-    const outcome = detectionFromRow(row.fields, row.line, layout, ctx, errors, options);
-    if (outcome.kind === 'detection') detections.push(outcome.detection);
-  }
-  const audioFileName = audioFileNameFromRows(rows, layout);
+  const parser = new TableParser(ctx, spec, options);
+  parseLines(parser, text);
+  const { detections, errors, audioFileName } = parser;
   return audioFileName === undefined ? { detections, errors } : { detections, errors, audioFileName };
 }

@@ -9,6 +9,8 @@
  * snapshot, and the reverse (see {@link parseRuntimeSnapshot}).
  */
 
+import type { LinkStatus } from '../upload/link-policy.js';
+
 export const RUNTIME_META_KEY = 'runtime';
 
 /** How often the daemon refreshes the snapshot while nothing changes (one small write a minute). */
@@ -75,6 +77,8 @@ export interface RuntimeSnapshot {
     error?: string;
     attempts?: number;
   };
+  /** Upload windows, data budget and bandwidth cap (upload/link-policy.ts); absent in older snapshots. */
+  link?: LinkStatus;
 }
 
 export type DaemonState = 'running' | 'not-responding' | 'stopped';
@@ -127,6 +131,7 @@ export function parseRuntimeSnapshot(value: unknown): RuntimeSnapshot | null {
       ...(typeof configSync.error === 'string' ? { error: configSync.error } : {}),
       ...(typeof num(configSync.attempts) === 'number' ? { attempts: num(configSync.attempts)! } : {}),
     },
+    ...(isObject(value.link) ? { link: value.link as unknown as LinkStatus } : {}),
   };
 }
 

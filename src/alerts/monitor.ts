@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import { Alerter, type AlertRecords } from './alerter.js';
 import { activeConditions, type ConditionInputs } from './conditions.js';
-import { alertPayload, AlertDelivery } from './webhook.js';
+import type { AlertDelivery } from './webhook.js';
+import { alertPayload } from './webhook.js';
 
 /**
  * The alerts component of the daemon: every `intervalMs` it reads the daemon's state

@@ -44,7 +44,7 @@ export interface WebhookOptions {
   timeoutMs?: number;
 }
 
-export function alertPayload(notice: AlertNotice, station: string, test = false): AlertPayload {
+export function alertPayload(notice: Omit<AlertNotice, 'event' | 'key'> & { event: string }, station: string, test = false): AlertPayload {
   const word = notice.state === 'firing' ? 'alert' : 'recovered';
   return {
     event: notice.event,

@@ -2,6 +2,8 @@ import type { Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
 import type { StationConfigRecord } from '../api/types.js';
 import { freeBytes } from './disk.js';
+import type { BudgetDay } from '../upload/data-budget.js';
+import { LinkPolicy } from '../upload/link-policy.js';
 import { queueDbPath, queueExists } from './queue-file.js';
 import type { ServiceProbe } from './probe.js';
 import {
@@ -68,6 +70,18 @@ export interface StatusReport {
   configSync: { state: string; at: string | null; error: string | null; attempts: number | null } | null;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   watcher: { ready: boolean; pending: number; dir: string } | null;
+  /** Upload windows, the day's data budget and the bandwidth cap (from the config and the stored day's count). */
+  link: {
+    windows: string[];
+    windowsAudioOnly: boolean;
+    windowOpen: boolean;
+    /** When the window next opens (when closed) or closes (when open); null without windows. */
+    windowChangesAt: string | null;
+    budget: { limit: number; usedToday: number; left: number; renewsAt: string | null } | null;
+    capBytesPerSec: number | null;
+    /** Audio bytes per second over the last 10 s; null without a running daemon. */
+    rateBytesPerSec: number | null;
+  };
 }
 
 export interface CollectStatusOptions {
@@ -137,6 +151,26 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       : null,
     station: stored?.station ?? null,
     watcher: live ? { ...live.watcher } : null,
+    link: linkReport(config, stored?.audioBudget, live, now),
+  };
+}
+
+function linkReport(config: Config, stored: BudgetDay | undefined, live: RuntimeSnapshot | null, now: number): StatusReport['link'] {
+  const u = config.upload;
+  const policy = new LinkPolicy(
+    { windows: u.windows, windowsAudioOnly: u.windowsAudioOnly, audioBytesPerSec: u.audioBytesPerSec, audioBytesPerDay: u.audioBytesPerDay, zone: config.station.timezone },
+    { load: () => stored, save: () => {} },
+    () => now,
+  );
+  const s = policy.status(now);
+  return {
+    windows: s.windows,
+    windowsAudioOnly: s.windowsAudioOnly,
+    windowOpen: s.windowOpen,
+    windowChangesAt: iso(s.windowChangesAt),
+    budget: s.budget ? { ...s.budget, renewsAt: iso(s.budget.renewsAt) } : null,
+    capBytesPerSec: s.capBytesPerSec,
+    rateBytesPerSec: live?.link?.rateBytesPerSec ?? null,
   };
 }
 
@@ -147,6 +181,7 @@ interface StoredState {
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
+  audioBudget: BudgetDay | undefined;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
@@ -167,6 +202,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),
       station: readStation(getMeta(q, 'station')),
+      audioBudget: getMeta(q, 'audioBudget'),
     }));
   } finally {
     q.close();

@@ -127,7 +127,7 @@ class RateMeter {
 
   add(bytes: number, at: number): void {
     const second = Math.floor(at / 1000);
-    const slot = this.slots[second % this.seconds]!;
+    const slot = this.slots[second % this.seconds];
     if (slot.second !== second) Object.assign(slot, { second, bytes: 0 });
     slot.bytes += bytes;
   }

@@ -33,13 +33,16 @@ export interface LinkVerdict {
   audio: boolean;
   /** Why something is held, in words; null when nothing is. */
   held: string | null;
-  /** When the verdict may change by itself (window change, new day); null when it cannot. */
+  /** When the verdict may change by itself (window change, new day), in the policy's clock; null when it cannot. */
   changesAt: number | null;
+  /** Milliseconds until then (what the uploader sleeps at most); null when it cannot change. */
+  changesInMs: number | null;
 }
 
 /** The uploader's view (see `Uploader`'s `link` option). */
 export interface LinkGate {
-  verdict(now: number): LinkVerdict;
+  /** By the policy's own wall clock (the station's local time decides windows and days). */
+  verdict(): LinkVerdict;
   /** The Transform a soundscape body passes through: paces and counts its bytes. */
   audioBody(): Transform;
   /** A soundscape upload ended, however: the day's count is written. */
@@ -79,17 +82,21 @@ export class LinkPolicy implements LinkGate {
 
   verdict(at: number = this.now()): LinkVerdict {
     const w = this.windows.state(at);
-    if (!w.open && !this.settings.windowsAudioOnly) {
-      return { uploads: false, audio: false, held: `outside the upload windows (${this.settings.windows.join(', ')})`, changesAt: w.changesAt };
-    }
-    if (!w.open) {
-      return { uploads: true, audio: false, held: `audio waits: outside the upload windows (${this.settings.windows.join(', ')})`, changesAt: w.changesAt };
-    }
+    const verdict = (uploads: boolean, audio: boolean, held: string | null, changesAt: number | null): LinkVerdict => ({
+      uploads,
+      audio,
+      held,
+      changesAt,
+      changesInMs: changesAt === null ? null : Math.max(0, changesAt - at),
+    });
+    const windows = this.settings.windows.join(', ');
+    if (!w.open && !this.settings.windowsAudioOnly) return verdict(false, false, `outside the upload windows (${windows})`, w.changesAt);
+    if (!w.open) return verdict(true, false, `audio waits: outside the upload windows (${windows})`, w.changesAt);
     if (!this.budget.allows()) {
       const b = this.budget.state()!;
-      return { uploads: true, audio: false, held: `audio waits: the day's data budget of ${b.limit} bytes is spent`, changesAt: b.renewsAt };
+      return verdict(true, false, `audio waits: the day's data budget of ${b.limit} bytes is spent`, b.renewsAt);
     }
-    return { uploads: true, audio: true, held: null, changesAt: w.changesAt };
+    return verdict(true, true, null, w.changesAt);
   }
 
   audioBody(): Transform {

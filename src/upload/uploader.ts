@@ -187,9 +187,9 @@ export class Uploader {
     }
     this.pauses.delete('clock-unsynchronized');
 
-    const link = this.options.link?.verdict(now);
+    const link = this.options.link?.verdict();
     // Sleep no longer than until the window opens or the budget renews.
-    const untilLinkChange = (ms: number) => (link?.changesAt == null ? ms : Math.min(ms, Math.max(10, link.changesAt - now)));
+    const untilLinkChange = (ms: number) => (link?.changesInMs == null ? ms : Math.min(ms, Math.max(10, link.changesInMs)));
     if (link && !link.uploads) return untilLinkChange(idle);
 
     const stationPause = this.pauses.get('token-rejected');

@@ -48,6 +48,7 @@ describe('config keys', () => {
       'input.localizedLabels',
       'input.moveTo',
       'dataDir',
+      'alerts.webhook.secretFile',
     ]);
     expect(configKeys().filter((k) => k.meta.secret === true).map((k) => k.id)).toEqual(['service.token']);
   });

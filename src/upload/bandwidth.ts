@@ -12,7 +12,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 export interface TokenBucketOptions {
   /** Bytes per second. */
   rate: number;
-  /** Most bytes that may go at once after an idle spell. Default: one second's worth, at most 64 KiB. */
+  /** Most bytes that may go at once after an idle spell. Default: a quarter second's worth (at least 1 KiB, at most 64 KiB), so a metered link sees an even rate, not a lump per upload. */
   burst?: number;
   now?: () => number;
 }
@@ -27,7 +27,7 @@ export class TokenBucket {
   constructor(options: TokenBucketOptions) {
     if (!(options.rate > 0)) throw new TypeError(`TokenBucket rate must be positive, got ${options.rate}`);
     this.rate = options.rate;
-    this.burst = Math.max(1, Math.floor(options.burst ?? Math.min(options.rate, 64 * 1024)));
+    this.burst = Math.max(1, Math.floor(options.burst ?? Math.max(1024, Math.min(options.rate / 4, 64 * 1024))));
     this.now = options.now ?? (() => performance.now());
     this.tokens = this.burst;
     this.last = this.now();

@@ -59,3 +59,19 @@ describe('activeConditions', () => {
     expect(keys).toEqual(['uploads-paused:token-rejected', 'uploads-paused:clock-unsynchronized', 'disk-low']);
   });
 });
+
+describe('docs/OPERATOR.md alerts table', () => {
+  it('lists every event the code can fire, and the pause reasons the uploader has', async () => {
+    const { readFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const { REPO_ROOT } = await import('../helpers/paths.js');
+    const { ALERT_EVENTS } = await import('../../src/alerts/conditions.js');
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/OPERATOR.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Alerts'));
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| (?:`([a-z-]+)`)? *\|/gm)].map((m) => [m[1], m[2] ?? null]);
+    expect([...new Set(rows.map((r) => r[0]))].sort()).toEqual([...ALERT_EVENTS].sort());
+    const reasons = rows.filter((r) => r[0] === 'uploads-paused').map((r) => r[1]);
+    // The uploader's pause reasons (decide.ts) and its clock hold.
+    expect(reasons.sort()).toEqual(['clock-unsynchronized', 'soundscape-format-rejected', 'token-rejected']);
+  });
+});

@@ -59,7 +59,7 @@ describe('upload windows and data budget (real agent, local service)', () => {
     const daemon = await world.startAgent({ now: () => Date.now() + offset });
 
     // Detections reach the service without a soundscape; no soundscape does.
-    const posted = await until('detections posted', async () => {
+    const posted = await until('detections posted', () => {
       const c = world!.counts();
       return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > 0 ? c : undefined;
     });

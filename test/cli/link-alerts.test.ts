@@ -92,7 +92,7 @@ describe('station-agent status and doctor: links and alerts', () => {
     const check = parseJson(result).checks.find((c: { id: string }) => c.id === 'alert');
     expect(check).toMatchObject({ status: 'pass' });
     expect(got.length).toBe(before + 1);
-    const sent = got[got.length - 1]!;
+    const sent = got[got.length - 1];
     expect(sent.headers['x-gotify-key']).toBe(SECRET);
     expect(sent.body).toMatchObject({ event: 'test', state: 'firing', test: true, priority: 2, message: expect.stringContaining('test notification') });
     expect(result.stdout + result.stderr).not.toContain(SECRET);

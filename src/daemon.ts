@@ -1,4 +1,5 @@
 import { existsSync, watch as watchFile, type FSWatcher } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from './api/index.js';
 import type { ConfigUpdateBody } from './api/types.js';
@@ -10,8 +11,13 @@ import { createIngestContext } from './ingest/context.js';
 import { Pairing } from './ingest/pairing.js';
 import { InputWatcher } from './ingest/watcher.js';
 import { createLogger, type Logger } from './log/index.js';
-import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.js';
+import { getMeta, openQueue, queueCounts, recoverInFlight, setMeta, type Queue } from './queue/index.js';
 import { deactivatePublishing } from './mqtt/presence.js';
+import type { AlertRecords } from './alerts/alerter.js';
+import { AlertMonitor } from './alerts/monitor.js';
+import { AlertDelivery } from './alerts/webhook.js';
+import { webhookFromConfig } from './alerts/webhook-config.js';
+import { LinkPolicy } from './upload/link-policy.js';
 import { RetentionSweeper } from './upload/retention.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
 import { clockSyncState, type ClockSyncState } from './system/clock.js';
@@ -33,6 +39,13 @@ export interface DaemonOptions extends LoadConfigOptions {
   logger?: Logger;
   /** Called on every upload outcome (metrics). */
   observer?: UploadObserver;
+  /**
+   * The wall clock of the link policy (upload windows, data budget) and the alerts;
+   * tests move it to open a window or let hours pass. The queue's own times stay real.
+   */
+  now?: () => number;
+  /** How often the alert conditions are checked. Default 10 s. */
+  alertCheckMs?: number;
 }
 
 export interface RunningDaemon {
@@ -42,6 +55,9 @@ export interface RunningDaemon {
   uploader: Uploader;
   pairing: Pairing;
   watcher: InputWatcher;
+  link: LinkPolicy;
+  /** The alerts component, when `alerts.webhook.url` is set. */
+  alerts: AlertMonitor | null;
   snapshot(): RuntimeSnapshot;
   /** Resolves when ingest has handed over everything it has seen so far. */
   ingestIdle(): Promise<void>;
@@ -55,6 +71,7 @@ const RUNTIME_CHECK_MS = 10_000;
 const CLOCK_CHECK_MS = 60_000;
 const DISK_CHECK_MS = 60_000;
 const SWEEP_MS = 60_000;
+const ALERT_CHECK_MS = 10_000;
 
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const loaded = await loadConfig(options);
@@ -66,6 +83,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const queue = openQueue(path.join(config.dataDir, 'queue.db'));
   // What can still fail (an unreadable labels file) fails before anything else is started.
   const ctx = await createIngestContext(config, queue, log).catch((err: unknown) => {
+    queue.close();
+    throw err;
+  });
+  // A webhook secret file that cannot be read fails before anything is started, like the token.
+  const webhook = await webhookFromConfig(config, loaded.path ?? null).catch((err: unknown) => {
     queue.close();
     throw err;
   });
@@ -108,6 +130,19 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     return null;
   };
 
+  const wallNow = options.now ?? Date.now;
+  const link = new LinkPolicy(
+    {
+      windows: config.upload.windows,
+      windowsAudioOnly: config.upload.windowsAudioOnly,
+      audioBytesPerSec: config.upload.audioBytesPerSec,
+      audioBytesPerDay: config.upload.audioBytesPerDay,
+      zone: config.station.timezone,
+    },
+    { load: () => getMeta(queue, 'audioBudget'), save: (value) => setMeta(queue, 'audioBudget', value) },
+    wallNow,
+  );
+
   let lastPushed: ConfigUpdateBody = {};
   const observer: UploadObserver = {
     outcome: (kind, outcome, ms, bytes) => {
@@ -136,6 +171,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       reconcileDelayMs: 2 * config.service.timeoutMs,
       // A request never takes longer than its timeout, so a short timeout keeps stops short.
       stopGraceMs: Math.min(5_000, config.service.timeoutMs),
+      link,
     },
     holdCheck,
     observer,
@@ -229,6 +265,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     disk,
     configSync: configSync.state,
     ...(mqtt ? { mqtt: mqtt.status() } : {}),
+    link: link.status(),
   });
   let dbFailures = 0;
   let lastWritten = { at: 0, signature: '' };
@@ -260,6 +297,48 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     }
   };
 
+  const alerts = webhook ? createAlerts(webhook) : null;
+  function createAlerts(hook: NonNullable<typeof webhook>): AlertMonitor {
+    // The no-uploads clock starts at the later of the last upload, the oldest waiting
+    // item's arrival and the link opening fully (waiting for a window is not an outage).
+    let linkOpenSince = link.windows.restricted ? startedAt : 0;
+    let linkWasOpen = true;
+    const lastStoredSuccess = getMeta(queue, 'lastSuccessAt') ?? 0;
+    return new AlertMonitor(
+      {
+        station: config.station.settings.name ?? `station-agent@${hostname()}`,
+        holdMs: config.alerts.holdSec * 1000,
+        minIntervalMs: config.alerts.minIntervalSec * 1000,
+        intervalMs: options.alertCheckMs ?? ALERT_CHECK_MS,
+        now: wallNow,
+        inputs: () => {
+          const now = wallNow();
+          const verdict = link.verdict(now);
+          const linkOpen = verdict.uploads && verdict.audio;
+          if (linkOpen && !linkWasOpen) linkOpenSince = now;
+          linkWasOpen = linkOpen;
+          const counts = queueCounts(queue);
+          const waiting = (c: Record<string, number>) => (c.pending ?? 0) + (c.sending ?? 0) + (c.unknown ?? 0);
+          const up = uploader.status();
+          return {
+            waiting: waiting(counts.recordings) + waiting(counts.detections),
+            quietSince: Math.max(up.lastSuccessAt ?? lastStoredSuccess, counts.oldestPendingAt ?? 0, linkOpenSince),
+            linkOpen,
+            noUploadMs: config.alerts.noUploadHours * 3_600_000,
+            paused: up.paused,
+            disk: { low: disk.low, freeBytes: disk.freeBytes, minFreeMb: config.disk.minFreeMb },
+          };
+        },
+      },
+      new AlertDelivery(hook, log),
+      {
+        load: () => getMeta(queue, 'alerts') as AlertRecords | undefined,
+        save: (records) => setMeta(queue, 'alerts', records),
+      },
+      log,
+    );
+  }
+
   await checkDisk();
   encodeStage.start();
   uploader.start();
@@ -274,6 +353,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   void retention.sweep();
   lastPushed = settingsBody(config);
   void configSync.push(lastPushed);
+  alerts?.start();
 
   const timers: NodeJS.Timeout[] = [
     setInterval(() => writeRuntime(), RUNTIME_CHECK_MS),
@@ -333,8 +413,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await Promise.race([pairing.idle(), delay(3_000)]);
       await pairing.close();
       await uploader.stop();
+      link.audioDone();
       await mqtt?.stop();
       await mqttRetract;
+      await alerts?.stop();
       // Stop a running encode rather than wait for it: an hour-long recording takes
       // minutes on a Pi Zero; the recording is simply encoded again after the restart.
       const encoderClosed = encoder.close({ force: true });
@@ -354,6 +436,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     uploader,
     pairing,
     watcher,
+    link,
+    alerts,
     snapshot,
     ingestIdle: () => pairing.idle(),
     housekeeping: async () => {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { buildQuery, detectionListQuery, soundscapeListQuery, speciesListQuery, statsQuery } from './query.js';
 import {
   normalizeDetection,
@@ -56,6 +56,8 @@ export interface UploadSoundscapeArgs {
   signal?: AbortSignal;
   /** Default: the client's `uploadTimeoutMs`. */
   timeoutMs?: number;
+  /** A Transform the body passes through on its way out (the uploader's bandwidth cap and byte count). */
+  through?: Transform;
 }
 
 export interface SoundscapeInfoQuery {
@@ -155,7 +157,7 @@ export class ServiceClient {
     if (typeof args.timestamp !== 'string' || args.timestamp === '') {
       throw new TypeError('uploadSoundscape needs "timestamp" (ISO 8601 with offset)');
     }
-    const upload = await openUploadBody(source, args.size);
+    const upload = await openUploadBody(source, args.size, args.through);
     try {
       const r = await this.#t.exchange({
         method: 'POST',

@@ -19,9 +19,10 @@ export interface UploadBody {
 /**
  * Opens the upload body. For a path the file is stat'ed first, so a missing spool
  * file fails here with the fs error (ENOENT naming the path), before any request,
- * and exactly `size` bytes are streamed.
+ * and exactly `size` bytes are streamed. A `through` stream (the bandwidth cap) must
+ * pass every byte on unchanged.
  */
-export async function openUploadBody(source: string | Readable, size?: number): Promise<UploadBody> {
+export async function openUploadBody(source: string | Readable, size?: number, through?: Transform): Promise<UploadBody> {
   let input: Readable;
   let length = size;
   if (typeof source === 'string') {
@@ -40,13 +41,16 @@ export async function openUploadBody(source: string | Readable, size?: number): 
     },
   });
   // Errors travel both ways: a read error fails the request body, a failed request destroys the file stream.
-  pipeline(input, counter, () => {});
+  // `through` (a pacing stream) sits before the counter, so bytesSent counts what left it.
+  if (through) pipeline(input, through, counter, () => {});
+  else pipeline(input, counter, () => {});
   return {
     stream: counter,
     size: length,
     bytesSent: () => sent,
     dispose() {
       counter.destroy();
+      through?.destroy();
       input.destroy();
     },
   };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { VERSION } from '../version.js';
+import { runBandwidth } from './bandwidth.js';
 import { runDrain } from './drain.js';
 import { runFlac } from './flac.js';
 import { runIdle } from './idle.js';
@@ -29,6 +30,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   flac: runFlac,
   idle: runIdle,
   queue: runQueueScale,
+  bandwidth: runBandwidth,
 };
 
 async function main(): Promise<number> {

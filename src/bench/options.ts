@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'idle', 'queue'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'idle', 'queue', 'bandwidth'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

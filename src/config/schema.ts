@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { CONFIG_RANGES } from '../api/types.js';
+import { parseTimeRange } from './time-range.js';
 
 /**
  * The configuration schema: the single source of truth that validates the config,
@@ -69,6 +70,14 @@ const LISTEN_ADDRESS = /^(?:(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/;
 function isListenAddress(value: string): boolean {
   const match = LISTEN_ADDRESS.exec(value);
   return match !== null && Number(match[1]) <= 65535;
+}
+
+/** An upload window `HH:MM-HH:MM` (windows.ts parses it; the message says what is expected). */
+function timeRange() {
+  return z.string().superRefine((value, ctx) => {
+    const parsed = parseTimeRange(value);
+    if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -360,7 +369,7 @@ const uploadSchema = z
     noSoundscapeAfterSec: wholeBetween(0, 2_592_000)
       .default(3_600)
       .describe(
-        'A detection whose audio cannot be spooled or uploaded is posted without a soundscape once it has waited this many seconds.',
+        'A detection whose audio cannot be spooled or uploaded is posted without a soundscape once it has waited this many seconds. This includes audio held back by `upload.windowsAudioOnly` or `upload.audioBytesPerDay`: the soundscape is uploaded later, but its detections were already posted without a link to it. To keep detections with their audio on a metered link, make this longer than the longest wait (e.g. 86400 with a nightly window).',
       )
       .meta({ examples: [3_600] }),
     probeIntervalSec: wholeBetween(1, 3_600)
@@ -369,6 +378,34 @@ const uploadSchema = z
         'Seconds between probes while uploads are paused (circuit breaker open, or the service rejected the token).',
       )
       .meta({ examples: [60] }),
+    windows: z
+      .array(timeRange())
+      .default([])
+      .describe(
+        'Upload windows: local time ranges `HH:MM-HH:MM` in `station.timezone` (a range may cross midnight, `00:00-24:00` is the whole day) during which uploads go. Outside every window nothing is sent (or only detections, with `upload.windowsAudioOnly`); uploads in flight finish. Empty: always.',
+      )
+      .meta({ examples: [['22:00-06:00', '12:00-13:00']] }),
+    windowsAudioOnly: z
+      .boolean()
+      .default(false)
+      .describe(
+        'With `upload.windows`: the windows hold back only soundscapes; detections are posted all day (those whose soundscape waits go without it after `upload.noSoundscapeAfterSec`).',
+      )
+      .meta({ examples: [true] }),
+    audioBytesPerSec: wholeBetween(1_024, 1_000_000_000)
+      .nullable()
+      .default(null)
+      .describe(
+        'Bandwidth cap of soundscape uploads in bytes per second, for all uploads in flight together (a token bucket paces the bytes as they are sent). Detections are not paced. null: no cap.',
+      )
+      .meta({ examples: [65_536] }),
+    audioBytesPerDay: wholeBetween(1, Number.MAX_SAFE_INTEGER)
+      .nullable()
+      .default(null)
+      .describe(
+        'Daily data budget of soundscape uploads in bytes per local day (`station.timezone`). Once the bytes sent today reach it, soundscapes wait for the next day (uploads in flight finish, so it can be exceeded by up to `upload.concurrency` files). The count survives restarts. null: no budget.',
+      )
+      .meta({ examples: [50_000_000] }),
   })
   .refine(
     (u: { backoffBaseMs?: unknown; backoffMaxMs?: unknown }) =>
@@ -525,6 +562,58 @@ const mqttSchema = z
     path: ['url'],
     when: () => true,
   });
+const webhookSchema = z.strictObject({
+  url: httpUrl()
+    .nullable()
+    .default(null)
+    .describe(
+      'Where alerts are POSTed as JSON (`{ event, state, station, message, since, at, ... }`): an ntfy topic URL, a Gotify `/message` URL, a Home Assistant webhook URL, or any endpoint taking JSON. Only its origin is ever logged (a Home Assistant webhook id in the path is a secret). null: no alerts.',
+    )
+    .meta({ examples: ['https://ntfy.sh/my-station-alerts'], typeText: 'URL' }),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'must be an HTTP header name' }), z.string())
+    .default({})
+    .describe('Extra request headers, e.g. `{ "Title": "Garden station" }`. Put secrets in `alerts.webhook.secretFile`, not here.')
+    .meta({ examples: [{ Tags: 'bird' }] }),
+  secretFile: pathString()
+    .nullable()
+    .default(null)
+    .describe(
+      'A file holding the webhook\'s secret (trimmed), sent as `alerts.webhook.secretHeader: alerts.webhook.secretPrefix<secret>`, e.g. `Authorization: Bearer tk_...` for ntfy or `X-Gotify-Key: ...` for Gotify. Never logged.',
+    )
+    .meta({ examples: ['/etc/station-agent/alert-token'], path: true }),
+  secretHeader: z
+    .string()
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { error: 'must be an HTTP header name' })
+    .default('Authorization')
+    .describe('The header that carries the secret of `alerts.webhook.secretFile`.')
+    .meta({ examples: ['X-Gotify-Key'] }),
+  secretPrefix: z
+    .string()
+    .default('Bearer ')
+    .describe('Text before the secret in its header (`Bearer ` for ntfy and most APIs, empty for Gotify\'s `X-Gotify-Key`).')
+    .meta({ examples: [''] }),
+});
+
+const alertsSchema = z.strictObject({
+  webhook: webhookSchema.prefault({}).describe('The HTTP webhook alerts go to.'),
+  noUploadHours: between(0.01, 720)
+    .default(6)
+    .describe(
+      'Alert when nothing was uploaded for this many hours while items wait and uploads are allowed (time outside `upload.windows` does not count).',
+    )
+    .meta({ examples: [6] }),
+  holdSec: wholeBetween(0, 86_400)
+    .default(300)
+    .describe(
+      'An alert fires only after its condition has held this many seconds (a short outage or a flapping link stays quiet); a resolved notice is sent only for an alert that fired.',
+    )
+    .meta({ examples: [300] }),
+  minIntervalSec: wholeBetween(0, 604_800)
+    .default(3_600)
+    .describe('Least seconds between two notifications of the same alert (firing or resolved), so a flapping link does not spam.')
+    .meta({ examples: [3_600] }),
+});
 
 const logSchema = z
   .strictObject({
@@ -566,6 +655,11 @@ export const configSchema = z.strictObject({
     ),
   metrics: metricsSchema.prefault({}).describe('Prometheus metrics.'),
   mqtt: mqttSchema.prefault({}).describe('Publishing to an MQTT broker, with Home Assistant discovery (docs/MQTT.md).'),
+  alerts: alertsSchema
+    .prefault({})
+    .describe(
+      'Notifications to the station\'s owner: nothing uploaded for `alerts.noUploadHours` while items wait, uploads paused (token refused, soundscape format refused, clock not synchronised), disk low; and again when each recovers.',
+    ),
   log: logSchema.prefault({}).describe('Logging.'),
 });
 

@@ -13,6 +13,12 @@ export interface ClaimDetectionsOptions extends ClaimOptions {
    * arrives. Default {@link DEFAULT_NO_AUDIO_AFTER_MS}.
    */
   noAudioAfterMs?: number;
+  /**
+   * The uploader holds audio back (an upload window for audio, the daily data budget):
+   * detections waiting for their recording's upload go without a soundscape after
+   * `noAudioAfterMs` too, like those whose recording has no audio.
+   */
+  audioHeld?: boolean;
 }
 
 /**
@@ -23,7 +29,9 @@ export interface ClaimDetectionsOptions extends ClaimOptions {
  *   (`soundscapeRemoteId`) and the recording's start (`recordingTimestamp`);
  * - the recording is `failed` or `dropped`, or there is no recording: posted without;
  * - the recording has no audio and the detection was queued `noAudioAfterMs` ago:
- *   posted without.
+ *   posted without;
+ * - with `audioHeld`, the recording waits for its upload and the detection was
+ *   queued `noAudioAfterMs` ago: posted without (the soundscape goes later, unlinked).
  *
  * Otherwise the detection waits for its recording. Moves them to `sending` in one
  * UPDATE and reads their recordings in the same transaction. What a detection waits
@@ -37,12 +45,13 @@ export function claimDetections(q: Queue, options: ClaimDetectionsOptions): Clai
   const noAudioBefore = now - (options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS);
   // recording_wait (kept by triggers from the recording's state and audio): 0 nothing
   // to wait for, 1 the recording's upload, 2 its audio.
-  const branch = (state: string, wait: 0 | 2) =>
+  const branch = (state: string, wait: 0 | 1 | 2) =>
     `SELECT id, state, next_attempt_at FROM detections WHERE state = '${state}' AND recording_wait = ${wait} ` +
-    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait === 2 ? ' AND created_at <= @no_audio_before' : ''} ` +
+    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 ? ' AND created_at <= @no_audio_before' : ''} ` +
     `ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+  const waits: (0 | 1 | 2)[] = options.audioHeld ? [0, 2, 1] : [0, 2];
   const ids = claimIds(
-    CLAIM_FROM.flatMap((state) => [branch(state, 0), branch(state, 2)]),
+    CLAIM_FROM.flatMap((state) => waits.map((wait) => branch(state, wait))),
     dir,
   );
   return q.write(() => {

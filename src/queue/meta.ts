@@ -17,6 +17,10 @@ export interface MetaValues {
   lastSuccessAt: number;
   /** Cumulative counters (uploads, retries, ...), flushed in batches. */
   counters: Record<string, number>;
+  /** Soundscape bytes sent on a local day, for `upload.audioBytesPerDay` (upload/data-budget.ts). */
+  audioBudget: { day: string; bytes: number };
+  /** What the alerts last sent, per condition key (alerts/alerter.ts `AlertRecords`). */
+  alerts: Record<string, { notified: 'firing' | 'resolved' | null } & Record<string, unknown>>;
 }
 
 export interface PauseState {

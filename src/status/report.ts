@@ -3,6 +3,8 @@ import type { PauseState, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../api/types.js';
 import { freeBytes } from './disk.js';
+import type { BudgetDay } from '../upload/data-budget.js';
+import { LinkPolicy } from '../upload/link-policy.js';
 import { queueDbPath, queueExists } from './queue-file.js';
 import type { ServiceProbe } from './probe.js';
 import {
@@ -84,6 +86,18 @@ export interface StatusReport {
   } | null;
   /** What the station's policies kept back since the queue was created (privacy, filters). */
   policy: PolicyCounts;
+  /** Upload windows, the day's data budget and the bandwidth cap (from the config and the stored day's count). */
+  link: {
+    windows: string[];
+    windowsAudioOnly: boolean;
+    windowOpen: boolean;
+    /** When the window next opens (when closed) or closes (when open); null without windows. */
+    windowChangesAt: string | null;
+    budget: { limit: number; usedToday: number; left: number; renewsAt: string | null } | null;
+    capBytesPerSec: number | null;
+    /** Audio bytes per second over the last 10 s; null without a running daemon. */
+    rateBytesPerSec: number | null;
+  };
 }
 
 export interface CollectStatusOptions {
@@ -155,6 +169,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     watcher: live ? { ...live.watcher } : null,
     mqtt: config.mqtt.enabled ? mqttStatus(config, live, stored) : null,
     policy: stored?.policy ?? emptyCounts(),
+    link: linkReport(config, stored?.audioBudget, live, now),
   };
 }
 
@@ -170,6 +185,25 @@ function mqttStatus(config: Config, live: RuntimeSnapshot | null, stored: Stored
   };
 }
 
+function linkReport(config: Config, stored: BudgetDay | undefined, live: RuntimeSnapshot | null, now: number): StatusReport['link'] {
+  const u = config.upload;
+  const policy = new LinkPolicy(
+    { windows: u.windows, windowsAudioOnly: u.windowsAudioOnly, audioBytesPerSec: u.audioBytesPerSec, audioBytesPerDay: u.audioBytesPerDay, zone: config.station.timezone },
+    { load: () => stored, save: () => {} },
+    () => now,
+  );
+  const s = policy.status(now);
+  return {
+    windows: s.windows,
+    windowsAudioOnly: s.windowsAudioOnly,
+    windowOpen: s.windowOpen,
+    windowChangesAt: iso(s.windowChangesAt),
+    budget: s.budget ? { ...s.budget, renewsAt: iso(s.budget.renewsAt) } : null,
+    capBytesPerSec: s.capBytesPerSec,
+    rateBytesPerSec: live?.link?.rateBytesPerSec ?? null,
+  };
+}
+
 interface StoredState {
   counts: { recordings: StateCounts; detections: StateCounts; oldestPendingAt: number | null };
   spool: { files: number; bytes: number };
@@ -179,6 +213,7 @@ interface StoredState {
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   mqttOutbox: { detections: number; updates: number } | null;
   policy: PolicyCounts;
+  audioBudget: BudgetDay | undefined;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
@@ -203,6 +238,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       station: readStation(getMeta(q, 'station')),
       mqttOutbox: outbox ? outbox.outboxCounts(q) : null,
       policy: readPolicyCounts(q),
+      audioBudget: getMeta(q, 'audioBudget'),
     }));
   } finally {
     q.close();

@@ -9,6 +9,8 @@
  * snapshot, and the reverse (see {@link parseRuntimeSnapshot}).
  */
 
+import type { LinkStatus } from '../upload/link-policy.js';
+
 export const RUNTIME_META_KEY = 'runtime';
 
 /** How often the daemon refreshes the snapshot while nothing changes (one small write a minute). */
@@ -83,6 +85,8 @@ export interface RuntimeSnapshot {
     lastPublishAt: number | null;
     lastError: RuntimeError | null;
   };
+  /** Upload windows, data budget and bandwidth cap (upload/link-policy.ts); absent in older snapshots. */
+  link?: LinkStatus;
 }
 
 export type DaemonState = 'running' | 'not-responding' | 'stopped';
@@ -145,6 +149,7 @@ export function parseRuntimeSnapshot(value: unknown): RuntimeSnapshot | null {
           },
         }
       : {}),
+    ...(isObject(value.link) ? { link: value.link as unknown as LinkStatus } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Transform } from 'node:stream';
 import type {
   Detection,
   PostDetectionBody,
@@ -11,7 +12,7 @@ import type { ReconcileApi } from './reconcile.js';
  * so that the uploader's rules can be read without the HTTP details.
  */
 export interface UploadApi extends ReconcileApi {
-  uploadSoundscape(args: { timestamp: string; file: string; signal?: AbortSignal }): Promise<Soundscape>;
+  uploadSoundscape(args: { timestamp: string; file: string; signal?: AbortSignal; through?: Transform }): Promise<Soundscape>;
   postDetection(body: PostDetectionBody, signal?: AbortSignal): Promise<Detection>;
   /** A cheap authenticated read, used as the probe while uploads are paused. */
   probe(signal?: AbortSignal): Promise<StatsResponse>;

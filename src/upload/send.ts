@@ -4,12 +4,15 @@ import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.
 import type { UploadQueue } from './upload-queue.js';
 import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
 import { AudioFileError } from '../audio/errors.js';
+import type { LinkGate } from './link-policy.js';
 
 export interface SendContext {
   api: UploadApi;
   queue: UploadQueue;
   species: SpeciesIdCache;
   signal: AbortSignal;
+  /** The link policy: paces and counts soundscape bodies (absent: sent at full speed). */
+  link?: LinkGate;
 }
 
 export interface SendResult {
@@ -37,7 +40,12 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem): Prom
     }
   }
   if (!item.spoolPath) throw new AudioFileError(`recording ${item.id}`, 'no-data', 'no audio in the spool');
-  const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, file: item.spoolPath, signal: ctx.signal });
+  let soundscape;
+  try {
+    soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, file: item.spoolPath, signal: ctx.signal, through: ctx.link?.audioBody() });
+  } finally {
+    ctx.link?.audioDone();
+  }
   ctx.queue.markUploaded('recording', item.id, soundscape.id);
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
 }

@@ -7,7 +7,7 @@ import type { ClaimedDetection, ItemKind, RecordingItem } from '../queue/index.j
  */
 export interface UploadQueue {
   claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): RecordingItem[];
-  claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest'; noAudioAfterMs: number }): ClaimedDetection[];
+  claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest'; noAudioAfterMs: number; audioHeld?: boolean }): ClaimedDetection[];
   /** The earliest future `next_attempt_at` of a waiting item, to sleep until then. */
   nextDueAt(): number | null;
   markUploaded(kind: ItemKind, id: number, remoteId: number): void;

@@ -9,6 +9,7 @@ import { SpeciesIdCache } from './reconcile.js';
 import { sendDetection, sendRecording, type SendContext } from './send.js';
 import { QueueTransitionError, type ClaimedDetection, type RecordingItem } from '../queue/index.js';
 import type { UploadQueue } from './upload-queue.js';
+import type { LinkGate } from './link-policy.js';
 
 export interface UploaderOptions {
   /** Most requests in flight; the adaptive limit moves between 1 and this. */
@@ -34,6 +35,12 @@ export interface UploaderOptions {
    * inside the unit's TimeoutStopSec.
    */
   stopGraceMs?: number;
+  /**
+   * Upload windows, data budget and bandwidth cap (`link-policy.ts`). Absent: every
+   * item goes as soon as it is due, at full speed. A link hold is not a pause: the
+   * station is fine, it waits by design (status shows it under "Link").
+   */
+  link?: LinkGate;
   now?: () => number;
 }
 
@@ -180,6 +187,11 @@ export class Uploader {
     }
     this.pauses.delete('clock-unsynchronized');
 
+    const link = this.options.link?.verdict();
+    // Sleep no longer than until the window opens or the budget renews.
+    const untilLinkChange = (ms: number) => (link?.changesInMs == null ? ms : Math.min(ms, Math.max(10, link.changesInMs)));
+    if (link && !link.uploads) return untilLinkChange(idle);
+
     const stationPause = this.pauses.get('token-rejected');
     if (stationPause) {
       if (now >= stationPause.probeAt && !this.probing) this.track(this.probeStation());
@@ -202,7 +214,7 @@ export class Uploader {
     this.newestFirst = !this.newestFirst;
 
     const soundscapePause = this.pauses.get('soundscape-format-rejected');
-    let recordingBudget = !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
+    let recordingBudget = link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
     // Neither kind starves the other: recordings get at most half the free slots first
     // (with one free slot, every other fill), detections the rest, and recordings may
     // then take what detections left unused. A backlog of soundscapes cannot hold back
@@ -226,16 +238,17 @@ export class Uploader {
         limit: slots - started,
         order,
         noAudioAfterMs: this.options.noSoundscapeAfterMs,
+        audioHeld: link?.audio === false,
       })) {
         this.launch('detection', item);
         started++;
       }
     }
     claimRecordings(Math.min(slots - started, recordingBudget));
-    if (started > 0) return idle;
+    if (started > 0) return untilLinkChange(idle);
     if (probing) this.circuit.cancelProbe();
     const next = this.queue.nextDueAt();
-    return next == null ? idle : Math.min(idle, Math.max(10, next - now));
+    return untilLinkChange(next == null ? idle : Math.min(idle, Math.max(10, next - now)));
   }
 
   private launch(kind: 'recording', item: RecordingItem): void;
@@ -246,6 +259,7 @@ export class Uploader {
       queue: this.queue,
       species: this.species,
       signal: this.abort.signal,
+      link: this.options.link,
     };
     const started = this.now();
     const task =

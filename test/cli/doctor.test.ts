@@ -59,7 +59,7 @@ describe('station-agent doctor', () => {
     const json = parseJson(result);
     expect(json.ok).toBe(true);
     const checks = checksOf(result.stdout);
-    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'queue', 'disk', 'flac', 'inotify', 'mqtt']);
+    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'queue', 'disk', 'flac', 'inotify', 'mqtt', 'alert']);
     for (const id of ['config', 'service', 'token', 'input', 'labels', 'spool', 'queue', 'disk', 'flac']) {
       expect(checks.get(id)?.status, `${id}: ${checks.get(id)?.detail}`).toBe('pass');
     }

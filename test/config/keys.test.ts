@@ -50,6 +50,7 @@ describe('config keys', () => {
       'dataDir',
       'mqtt.passwordFile',
       'mqtt.caFile',
+      'alerts.webhook.secretFile',
     ]);
     // mqtt.url: a password may be written into it.
     expect(configKeys().filter((k) => k.meta.secret === true).map((k) => k.id)).toEqual(['service.token', 'mqtt.url']);

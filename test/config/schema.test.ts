@@ -43,6 +43,10 @@ describe('config schema', () => {
       backoffMaxMs: 300_000,
       noSoundscapeAfterSec: 3600,
       probeIntervalSec: 60,
+      windows: [],
+      windowsAudioOnly: false,
+      audioBytesPerSec: null,
+      audioBytesPerDay: null,
     });
     expect(config.retention.keepUploadedDays).toBe(0);
     expect(config.disk.minFreeMb).toBe(200);

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { Detection, Soundscape } from '../../src/api/types.js';
-import { startDaemon, type RunningDaemon } from '../../src/daemon.js';
+import { startDaemon, type DaemonOptions, type RunningDaemon } from '../../src/daemon.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
 import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
 import { deepMerge } from './merge.js';
@@ -28,7 +28,8 @@ export interface AgentWorld {
   /** Every line the agent logged (JSON). */
   logLines: string[];
   daemon: RunningDaemon | null;
-  startAgent(): Promise<RunningDaemon>;
+  /** `extra`: daemon options beyond the config file (an injected wall clock, the alert check interval). */
+  startAgent(extra?: Pick<DaemonOptions, 'now' | 'alertCheckMs'>): Promise<RunningDaemon>;
   stopAgent(): Promise<void>;
   counts(): QueueCounts;
   /** Waits until nothing waits in the queue (all uploaded, failed or dropped). */
@@ -86,9 +87,9 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
     client,
     logLines,
     daemon: null,
-    async startAgent() {
+    async startAgent(extra = {}) {
       const logger = pino({ level: 'debug' }, sink);
-      world.daemon = await startDaemon({ path: configPath, env: {}, logger });
+      world.daemon = await startDaemon({ path: configPath, env: {}, logger, ...extra });
       return world.daemon;
     },
     async stopAgent() {

@@ -6,6 +6,7 @@ interface DoctorFlags {
   json?: boolean;
   offline?: boolean;
   timeout: number;
+  testAlert?: boolean;
 }
 
 /** `station-agent doctor`: checks the station's setup end to end, each with a hint. */
@@ -16,6 +17,7 @@ export function registerDoctorCommand(program: Command): void {
     .addOption(configOption())
     .addOption(jsonOption())
     .option('--offline', 'skip the service checks')
+    .option('--test-alert', 'send a test notification to alerts.webhook.url (the check fails when none is set or the receiver refuses it)')
     .option('--timeout <ms>', 'time limit of the service probe in milliseconds', integerIn(100, 120_000), 5_000)
     .addHelpText(
       'after',
@@ -25,7 +27,7 @@ did not pass. Exit code 1 when a check failed, 3 when the config itself is inval
 (then nothing else is checked). Run it as the agent's user (User= of its systemd
 unit) to check that user's permissions, e.g.:
   sudo -u pi station-agent doctor
-${examples('station-agent doctor', 'station-agent doctor --offline --config ./config.json', 'station-agent doctor --json | jq \'.checks[] | select(.status == "fail")\'')}`,
+${examples('station-agent doctor', 'station-agent doctor --offline --config ./config.json', 'station-agent doctor --test-alert', 'station-agent doctor --json | jq \'.checks[] | select(.status == "fail")\'')}`,
     )
     .action(async (flags: DoctorFlags) => {
       const [{ runDoctor }, { createOutput }, { renderDoctor }, { EXIT }] = await Promise.all([
@@ -34,7 +36,7 @@ ${examples('station-agent doctor', 'station-agent doctor --offline --config ./co
         import('../format/doctor-view.js'),
         import('../exit-codes.js'),
       ]);
-      const report = await runDoctor({ configPath: flags.config, offline: flags.offline === true, timeoutMs: flags.timeout });
+      const report = await runDoctor({ configPath: flags.config, offline: flags.offline === true, timeoutMs: flags.timeout, testAlert: flags.testAlert === true });
       const out = createOutput();
       if (flags.json) out.json(report);
       else out.lines(renderDoctor(report.checks, out.style));

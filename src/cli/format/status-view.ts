@@ -46,6 +46,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   } else {
     rest.push(['Station', 'no station record yet (stored at the first config sync)']);
   }
+  rest.push(['Link', linkLine(report.link, s, when)]);
   if (report.watcher) {
     rest.push(['Watcher', `${report.watcher.ready ? 'watching' : s.yellow('initial scan')} ${report.watcher.dir}, ${report.watcher.pending} files waiting`]);
   }
@@ -108,6 +109,23 @@ function serviceLine(report: StatusReport, s: Style): string {
   if (p.tokenValid === false) return `${p.baseUrl}: reachable, ${s.red('token refused')} (HTTP ${p.status}): check service.token / STATION_AGENT_TOKEN`;
   if (p.tokenValid === true) return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
   return `${p.baseUrl}: reachable, ${s.red('failing')}: ${p.error?.message ?? `HTTP ${p.status}`}`;
+}
+
+/** Window, budget and cap in one line: `window closed (22:00-06:00, audio only), opens ...; budget 12 MB of 50 MB left today; cap 64 KiB/s, now 60 KiB/s`. */
+function linkLine(l: StatusReport['link'], s: Style, when: (iso: string | null) => string): string {
+  const parts: string[] = [];
+  if (l.windows.length === 0) parts.push('no upload windows');
+  else {
+    const scope = `${l.windows.join(', ')}${l.windowsAudioOnly ? ', audio only' : ''}`;
+    parts.push(l.windowOpen ? `window ${s.green('open')} (${scope}), closes ${when(l.windowChangesAt)}` : `window ${s.yellow('closed')} (${scope}), opens ${when(l.windowChangesAt)}`);
+  }
+  if (l.budget) {
+    const left = `${formatBytes(l.budget.left)} of ${formatBytes(l.budget.limit)} left today`;
+    parts.push(`budget ${l.budget.left > 0 ? left : s.yellow(`${left}; audio waits until ${when(l.budget.renewsAt)}`)}`);
+  } else parts.push('no data budget');
+  const rate = l.rateBytesPerSec === null ? '' : `, now ${formatBytes(l.rateBytesPerSec)}/s`;
+  parts.push(l.capBytesPerSec ? `cap ${formatBytes(l.capBytesPerSec)}/s${rate}` : `no cap${rate}`);
+  return parts.join('; ');
 }
 
 function ago(iso: string, now: number): string {

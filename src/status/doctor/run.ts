@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../../config/index.js';
 import { clockCheck, diskCheck, flacCheck, inputChecks, queueCheck, spoolCheck } from './local-checks.js';
 import { serviceChecks } from './service-checks.js';
+import { alertCheck } from './alert-check.js';
 import { result, type CheckResult, type DoctorReport } from './types.js';
 
 export interface DoctorOptions {
@@ -10,6 +11,8 @@ export interface DoctorOptions {
   offline?: boolean;
   /** Time limit of the service probe. */
   timeoutMs?: number;
+  /** Send a test notification to `alerts.webhook.url`. */
+  testAlert?: boolean;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     ? result('config', 'config valid', 'warn', `${loaded.path ?? 'no config file'}: ${loaded.warnings.join('; ')}`, 'valid, but see the warnings', { file: loaded.path, warnings: loaded.warnings })
     : result('config', 'config valid', 'pass', loaded.path ?? 'no config file; environment only', null, { file: loaded.path });
 
-  const [service, clock, input, spool, queue, disk, flac, mqtt] = await Promise.all([
+  const [service, clock, input, spool, queue, disk, flac, mqtt, alert] = await Promise.all([
     options.offline
       ? Promise.resolve([result('service', 'service reachable', 'skip', 'not checked (--offline)'), result('token', 'token accepted', 'skip', 'not checked (--offline)')])
       : serviceChecks(config, options.timeoutMs ?? 5_000),
@@ -48,7 +51,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     config.mqtt.enabled
       ? import('../../mqtt/doctor-check.js').then((m) => m.mqttCheck(config, options.timeoutMs ?? 5_000))
       : Promise.resolve(result('mqtt', 'MQTT broker', 'skip', 'mqtt.enabled is false')),
+    alertCheck(config, loaded.path ?? null, options.testAlert === true),
   ]);
-  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, queue, disk, flac, input.inotify, mqtt];
+  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, queue, disk, flac, input.inotify, mqtt, alert];
   return { ok: checks.every((c) => c.status !== 'fail'), configInvalid: false, checks };
 }

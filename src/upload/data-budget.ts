@@ -1,0 +1,98 @@
+import { DateTime } from 'luxon';
+
+/**
+ * The daily data budget of audio uploads (`upload.audioBytesPerDay`): the bytes of
+ * soundscape bodies sent on the current local day (`station.timezone`), counted as
+ * they leave (an upload cut off half-way still cost its bytes on a metered link).
+ * Once the day's bytes reach the budget, audio waits for the next local midnight.
+ *
+ * The count survives restarts: it is kept in the queue's meta table, written when an
+ * upload ends and at stop (not per chunk: the SD card counts writes), so a crash loses
+ * at most the bytes of the uploads in flight.
+ */
+
+export interface BudgetDay {
+  /** Local date, `2024-05-01`. */
+  day: string;
+  bytes: number;
+}
+
+export interface BudgetStore {
+  load(): BudgetDay | undefined;
+  save(value: BudgetDay): void;
+}
+
+export interface BudgetState {
+  limit: number;
+  usedToday: number;
+  left: number;
+  /** The start of the next local day (epoch ms), when the budget renews. */
+  renewsAt: number;
+}
+
+export class DailyBudget {
+  private current: BudgetDay;
+  private dirty = false;
+
+  constructor(
+    readonly limit: number | null,
+    private readonly zone: string,
+    private readonly store: BudgetStore,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.current = store.load() ?? { day: this.dayOf(this.now()), bytes: 0 };
+  }
+
+  /** Counts bytes sent now. */
+  add(bytes: number): void {
+    this.roll();
+    this.current.bytes += bytes;
+    this.dirty = true;
+  }
+
+  /** True while today's bytes are below the budget (always without one). */
+  allows(): boolean {
+    if (this.limit === null) return true;
+    this.roll();
+    return this.current.bytes < this.limit;
+  }
+
+  usedToday(): number {
+    this.roll();
+    return this.current.bytes;
+  }
+
+  state(): BudgetState | null {
+    if (this.limit === null) return null;
+    const used = this.usedToday();
+    return { limit: this.limit, usedToday: used, left: Math.max(0, this.limit - used), renewsAt: nextLocalDay(this.now(), this.zone) };
+  }
+
+  /** Writes the count when it changed since the last write. */
+  flush(): void {
+    if (!this.dirty) return;
+    this.store.save({ ...this.current });
+    this.dirty = false;
+  }
+
+  private roll(): void {
+    const today = this.dayOf(this.now());
+    if (today !== this.current.day) {
+      this.current = { day: today, bytes: 0 };
+      this.dirty = true;
+    }
+  }
+
+  private dayOf(at: number): string {
+    return localDay(at, this.zone);
+  }
+}
+
+export function localDay(at: number, zone: string): string {
+  return DateTime.fromMillis(at, { zone }).toISODate()!;
+}
+
+/** The next local midnight after `at` (a day is 23 or 25 hours long when DST changes). */
+export function nextLocalDay(at: number, zone: string): number {
+  return DateTime.fromMillis(at, { zone }).startOf('day').plus({ days: 1 }).toMillis();
+}

@@ -1,0 +1,154 @@
+import { copyFileSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getMeta } from '../../src/queue/index.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { realFixture } from '../helpers/paths.js';
+
+/**
+ * Upload windows and the daily data budget, with the real agent against the local
+ * service. The daemon's wall clock (the link policy's) is injected and moved; the
+ * queue's own times stay real.
+ */
+
+const FIXTURE = realFixture('birdnet-analyzer_ea464544_2022-03-02');
+const ZONE = 'Europe/Berlin';
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** A recording of the real analyzer output, `n` minutes apart so each is its own soundscape. */
+function addRecording(w: AgentWorld, name: string, minute: number): void {
+  const wav = path.join(w.inputDir, `${name}.wav`);
+  copyFileSync(path.join(FIXTURE, 'soundscape.wav'), wav);
+  const end = new Date(Date.parse('2025-06-01T10:00:10.000Z') + minute * 60_000);
+  utimesSync(wav, end, end);
+  copyFileSync(path.join(FIXTURE, 'soundscape.BirdNET.results.csv'), path.join(w.inputDir, `${name}.BirdNET.results.csv`));
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A window that starts two hours after the current local hour: closed now, open after `opensIn` ms. */
+function closedWindow(): { window: string; opensIn: number } {
+  const now = DateTime.now().setZone(ZONE);
+  const start = now.startOf('hour').plus({ hours: 2 });
+  const end = start.plus({ hours: 1 });
+  return { window: `${start.toFormat('HH:mm')}-${end.toFormat('HH:mm')}`, opensIn: start.toMillis() - now.toMillis() + 60_000 };
+}
+
+describe('upload windows and data budget (real agent, local service)', () => {
+  it('audio-only window closed: detections go without their soundscape after upload.noSoundscapeAfterSec; the soundscape follows when the window opens', async () => {
+    const { window, opensIn } = closedWindow();
+    world = await createAgentWorld({
+      config: { upload: { windows: [window], windowsAudioOnly: true, noSoundscapeAfterSec: 0 }, input: { minConfidence: 0.15 } },
+    });
+    let offset = 0;
+    addRecording(world, 'rec', 0);
+    const daemon = await world.startAgent({ now: () => Date.now() + offset });
+
+    // Detections reach the service without a soundscape; no soundscape does.
+    const posted = await until('detections posted', () => {
+      const c = world!.counts();
+      return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > 0 ? c : undefined;
+    });
+    // The soundscape is encoded and waits for the window.
+    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac' AND state = 'pending'").get() as { n: number }).n === 1 || undefined);
+    expect(posted.recordings.uploaded).toBe(0);
+    expect(await world.allSoundscapes()).toHaveLength(0);
+    const detections = await world.allDetections();
+    expect(detections).toHaveLength(posted.detections.uploaded);
+    for (const d of detections) expect(d.soundscape ?? null).toBeNull();
+    expect(daemon.snapshot().link).toMatchObject({ windowOpen: false, windows: [window], windowsAudioOnly: true });
+
+    // The window opens: the soundscape goes; its detections are not posted again (they stay unlinked: the documented trade-off).
+    offset = opensIn;
+    daemon.uploader.notify();
+    await until('soundscape uploaded', async () => ((await world!.allSoundscapes()).length === 1 ? true : undefined));
+    expect(await world.allDetections()).toHaveLength(detections.length);
+  });
+
+  it('audio-only window closed and a long upload.noSoundscapeAfterSec: detections wait with their soundscape and go linked to it once the window opens', async () => {
+    const { window, opensIn } = closedWindow();
+    world = await createAgentWorld({
+      config: { upload: { windows: [window], windowsAudioOnly: true, noSoundscapeAfterSec: 86_400 }, input: { minConfidence: 0.15 } },
+    });
+    let offset = 0;
+    addRecording(world, 'rec', 0);
+    const daemon = await world.startAgent({ now: () => Date.now() + offset });
+    // Encoded and ready: only the window holds it (and its detections).
+    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1 || undefined);
+    await daemon.ingestIdle();
+    expect(await world.allSoundscapes()).toHaveLength(0);
+    expect(await world.allDetections()).toHaveLength(0);
+
+    offset = opensIn;
+    daemon.uploader.notify();
+    const c = await world.waitDrained();
+    expect(await world.allSoundscapes()).toHaveLength(1);
+    const detections = await world.allDetections();
+    expect(detections).toHaveLength(c.detections.uploaded);
+    // Retrieval responses carry the soundscape reference (its times), not its id: one soundscape exists.
+    for (const d of detections) expect(d.soundscape?.startTime).toEqual(expect.any(Number));
+  });
+
+  it('window closed (all uploads): nothing reaches the service until it opens', async () => {
+    const { window, opensIn } = closedWindow();
+    world = await createAgentWorld({ config: { upload: { windows: [window] }, input: { minConfidence: 0.15 } } });
+    let offset = 0;
+    addRecording(world, 'rec', 0);
+    const daemon = await world.startAgent({ now: () => Date.now() + offset });
+    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1 || undefined);
+    expect(await world.allDetections()).toHaveLength(0);
+    expect(await world.allSoundscapes()).toHaveLength(0);
+    offset = opensIn;
+    daemon.uploader.notify();
+    await world.waitDrained();
+    expect(await world.allSoundscapes()).toHaveLength(1);
+  });
+
+  it('daily budget: once spent, soundscapes wait for the next local day, across a restart; detections keep flowing', async () => {
+    world = await createAgentWorld({
+      config: { upload: { concurrency: 1, audioBytesPerDay: 1, noSoundscapeAfterSec: 0 }, input: { minConfidence: 0.15 } },
+    });
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset };
+    addRecording(world, 'a', 0);
+    addRecording(world, 'b', 1);
+    addRecording(world, 'c', 2);
+    await world.startAgent(clock);
+    // One soundscape spends the budget; the others wait, their detections go without them.
+    await until('detections posted', () => {
+      const c = world!.counts();
+      return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > 0 ? c : undefined;
+    });
+    await until('first soundscape', async () => ((await world!.allSoundscapes()).length === 1 ? true : undefined));
+    const budget = getMeta(world.daemon!.queue, 'audioBudget');
+    expect(budget?.bytes).toBeGreaterThan(0);
+    expect(world.daemon!.snapshot().link?.budget?.left).toBe(0);
+
+    // The count survives a restart: still nothing more today.
+    await world.stopAgent();
+    const daemon = await world.startAgent(clock);
+    expect(daemon.link.budget.usedToday()).toBe(budget!.bytes);
+    expect(daemon.link.verdict().audio).toBe(false);
+    expect(await world.allSoundscapes()).toHaveLength(1);
+
+    // The next local day: a fresh budget, one more soundscape.
+    const nextDay = DateTime.now().setZone(ZONE).startOf('day').plus({ days: 1, minutes: 1 }).toMillis();
+    offset = nextDay - Date.now();
+    daemon.uploader.notify();
+    await until('second soundscape', async () => ((await world!.allSoundscapes()).length === 2 ? true : undefined));
+  });
+});

@@ -97,8 +97,11 @@ ${examples('station-agent queue retry d345 d346', 'station-agent queue retry --f
     .addHelpText(
       'after',
       `
-Any state but uploaded can be dropped. Without --yes the command asks on the
-terminal, and refuses when stdin is not a terminal. Every dropped item is logged as a
+Pending and failed items can be dropped. Uploaded items are refused (the service
+has them), and so are sending and unknown items: a request with them may have
+reached the service, so the daemon settles them first; drop them once they are
+pending or failed. Refused items make the exit code 1. Without --yes the command
+asks on the terminal, and refuses when stdin is not a terminal. Every dropped item is logged as a
 JSON line on stderr (what, from which state, its file or species).
 ${examples('station-agent queue drop r12', 'station-agent queue drop d345 d346 --yes', 'station-agent queue drop --failed --kind detection --yes')}`,
     )

@@ -14,6 +14,7 @@ import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.j
 import { RetentionSweeper } from './upload/retention.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
 import { clockSyncState, type ClockSyncState } from './system/clock.js';
+import { acquireDaemonLock } from './system/daemon-lock.js';
 import { diskFree } from './system/disk.js';
 import { ConfigSync } from './upload/config-sync.js';
 import { bindUploadQueue } from './upload/upload-queue-sqlite.js';
@@ -62,10 +63,20 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const log = options.logger ?? createLogger({ level: config.log.level, token });
   for (const warning of loaded.warnings) log.warn(warning);
 
-  const queue = openQueue(path.join(config.dataDir, 'queue.db'));
+  // One daemon per dataDir, taken before the queue opens: recovery below marks every
+  // `sending` item `unknown`, which is only true when no other daemon is sending them.
+  const lock = acquireDaemonLock(config.dataDir);
+  let queue: Queue;
+  try {
+    queue = openQueue(path.join(config.dataDir, 'queue.db'));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // What can still fail (an unreadable labels file) fails before anything else is started.
   const ctx = await createIngestContext(config, queue, log).catch((err: unknown) => {
     queue.close();
+    lock.release();
     throw err;
   });
   const recovered = recoverInFlight(queue);
@@ -315,6 +326,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await client.close();
       await metrics?.close();
       queue.close();
+      lock.release();
       log.info('station-agent stopped');
     })());
 

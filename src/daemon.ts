@@ -1,15 +1,16 @@
-import { existsSync, watch as watchFile, type FSWatcher } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from './api/index.js';
 import type { ConfigUpdateBody } from './api/types.js';
 import { EncodeStage } from './audio/encode-stage.js';
 import { createFlacEncoder, type FlacEncoder } from './audio/flac-encoder.js';
 import { loadConfig, requireToken, type Config, type LoadConfigOptions } from './config/index.js';
+import { ConfigFilesWatcher } from './config/watch.js';
 import { errorMessage } from './errors.js';
 import { createIngestContext } from './ingest/context.js';
 import { Pairing } from './ingest/pairing.js';
 import { InputWatcher } from './ingest/watcher.js';
-import { createLogger, type Logger } from './log/index.js';
+import { addLogSecrets, createLogger, type Logger } from './log/index.js';
 import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.js';
 import { RetentionSweeper } from './upload/retention.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
@@ -47,6 +48,8 @@ export interface RunningDaemon {
   ingestIdle(): Promise<void>;
   /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
   housekeeping(): Promise<void>;
+  /** Reads the config and token file again (SIGHUP): pushes changed station settings, uses a changed token at once. */
+  reload(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +62,7 @@ const SWEEP_MS = 60_000;
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const loaded = await loadConfig(options);
   const { config } = loaded;
-  const token = requireToken(loaded);
+  let token = requireToken(loaded);
   const log = options.logger ?? createLogger({ level: config.log.level, token });
   for (const warning of loaded.warnings) log.warn(warning);
 
@@ -128,6 +131,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     // Settings refused with the token are pushed again once the token is accepted.
     tokenAccepted: () => {
       if (configSync.state.state !== 'synced') void configSync.push(lastPushed);
+      // The pause is over: status shows it now, not at the next periodic check.
+      writeRuntime();
     },
   };
   let lastSuccessDirty = false;
@@ -276,34 +281,40 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   ];
   writeRuntime(true);
 
-  let configWatcher: FSWatcher | undefined;
-  if (loaded.path) {
-    let reloadTimer: NodeJS.Timeout | undefined;
-    let lastSettings = JSON.stringify(settingsBody(config));
+  // A changed config file or token file is reloaded (SIGHUP too): the station settings
+  // are pushed, and a new token is used at once (a pause on a refused token probes with
+  // it now). Other keys need a restart.
+  let lastSettings = JSON.stringify(settingsBody(config));
+  const reload = async (why: string): Promise<void> => {
+    let next: Awaited<ReturnType<typeof loadConfig>>;
     try {
-      // The folder, not the file: editors save by writing a new file and renaming it over the old one.
-      const configName = path.basename(loaded.path);
-      configWatcher = watchFile(path.dirname(loaded.path), (_event, name) => {
-        if (name !== null && name !== configName) return;
-        clearTimeout(reloadTimer);
-        reloadTimer = setTimeout(() => {
-          void loadConfig(options).then(
-            (next) => {
-              const settings = settingsBody(next.config);
-              if (JSON.stringify(settings) === lastSettings) return;
-              lastSettings = JSON.stringify(settings);
-              lastPushed = settings;
-              log.info('config file changed: pushing station settings');
-              void configSync.push(settings);
-            },
-            (err: unknown) => log.error(`config file changed but is invalid, keeping the running settings: ${errorMessage(err)}`),
-          );
-        }, 500);
-      });
+      next = await loadConfig(options);
     } catch (err) {
-      log.warn(`cannot watch the config file for changes: ${errorMessage(err)}`);
+      log.error(`${why} but the config is invalid, keeping the running settings and token: ${errorMessage(err)}`);
+      return;
     }
-  }
+    configFiles.watch([next.path, next.config.service.tokenFile]);
+    const settings = settingsBody(next.config);
+    if (JSON.stringify(settings) !== lastSettings) {
+      lastSettings = JSON.stringify(settings);
+      lastPushed = settings;
+      log.info(`${why}: pushing station settings`);
+      void configSync.push(settings);
+    }
+    const nextToken = next.config.service.token;
+    if (nextToken && nextToken !== token) {
+      if (!options.logger) addLogSecrets(log, nextToken);
+      client.setToken(nextToken);
+      token = nextToken;
+      log.info(`${why}: the station token changed, using the new one now`);
+      uploader.tokenChanged();
+    }
+  };
+  const configFiles = new ConfigFilesWatcher({
+    onChange: () => void reload('config or token file changed'),
+    onError: (file, err) => log.warn(`cannot watch ${file} for changes (send SIGHUP to reload it): ${errorMessage(err)}`),
+  });
+  configFiles.watch([loaded.path, config.service.tokenFile]);
 
   log.info({ input: config.input.dir, format: config.input.format, dataDir: config.dataDir }, 'station-agent running');
 
@@ -311,7 +322,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const stop = () =>
     (stopping ??= (async () => {
       for (const t of timers) clearInterval(t);
-      configWatcher?.close();
+      configFiles.close();
       configSync.stop();
       await watcher.close();
       await Promise.race([pairing.idle(), delay(3_000)]);
@@ -343,6 +354,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await pairing.sweepIncoming();
       await retention.sweep();
     },
+    reload: () => reload('reload asked (SIGHUP)'),
     stop,
   };
 }

@@ -84,7 +84,17 @@ function serviceLine(report: StatusReport, s: Style): string {
   if (!p.checked) return `${p.baseUrl}: ${s.yellow('not checked')}: ${p.skipped ?? ''}`;
   if (!p.reachable) return `${p.baseUrl}: ${s.red('unreachable')}: ${p.error?.message ?? ''}`;
   if (p.tokenValid === false) return `${p.baseUrl}: reachable, ${s.red('token refused')} (HTTP ${p.status}): check service.token / STATION_AGENT_TOKEN`;
-  if (p.tokenValid === true) return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
+  if (p.tokenValid === true) {
+    // The probe used the token configured now; the daemon may still be paused on the one it had.
+    if (report.uploads.paused.some((x) => x.reason === 'token-rejected')) {
+      const then =
+        report.daemon.state === 'stopped'
+          ? ' when it last ran; it uses the configured one when it starts'
+          : ': it reloads a changed token file or config by itself and probes at once (or: systemctl reload station-agent)';
+      return `${p.baseUrl}: reachable, the configured token is accepted, ${s.yellow('but the daemon was refused its token')}${then}`;
+    }
+    return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
+  }
   return `${p.baseUrl}: reachable, ${s.red('failing')}: ${p.error?.message ?? `HTTP ${p.status}`}`;
 }
 

@@ -311,7 +311,10 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     }
   };
   const configFiles = new ConfigFilesWatcher({
-    onChange: () => void reload('config or token file changed'),
+    onChange: (files) => {
+      const which = files.some((f) => f === loaded.path) ? 'config file changed' : 'token file changed';
+      void reload(`${which} (${files.join(', ')})`);
+    },
     onError: (file, err) => log.warn(`cannot watch ${file} for changes (send SIGHUP to reload it): ${errorMessage(err)}`),
   });
   configFiles.watch([loaded.path, config.service.tokenFile]);

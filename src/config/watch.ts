@@ -12,7 +12,8 @@ import path from 'node:path';
  * `onError`; SIGHUP (`systemctl reload`) still reloads by hand.
  */
 export interface ConfigFilesWatcherOptions {
-  onChange: () => void;
+  /** The files that changed since the last call (absolute paths). */
+  onChange: (files: string[]) => void;
   onError: (file: string, err: unknown) => void;
   /** Default 500 ms. */
   debounceMs?: number;
@@ -21,6 +22,7 @@ export interface ConfigFilesWatcherOptions {
 export class ConfigFilesWatcher {
   private readonly watchers = new Map<string, { watcher: FSWatcher; names: Set<string> }>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly changedFiles = new Set<string>();
 
   constructor(private readonly options: ConfigFilesWatcherOptions) {}
 
@@ -49,7 +51,8 @@ export class ConfigFilesWatcher {
       try {
         const entry = { names, watcher: undefined as unknown as FSWatcher };
         entry.watcher = watch(dir, { persistent: false }, (_event, name) => {
-          if (name === null || entry.names.has(path.basename(name))) this.changed();
+          if (name === null) for (const known of entry.names) this.changed(path.join(dir, known));
+          else if (entry.names.has(path.basename(name))) this.changed(path.join(dir, path.basename(name)));
         });
         entry.watcher.on('error', (err) => this.options.onError(path.join(dir, [...entry.names][0]), err));
         this.watchers.set(dir, entry);
@@ -65,8 +68,13 @@ export class ConfigFilesWatcher {
     this.watchers.clear();
   }
 
-  private changed(): void {
+  private changed(file: string): void {
+    this.changedFiles.add(file);
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.options.onChange(), this.options.debounceMs ?? 500);
+    this.timer = setTimeout(() => {
+      const files = [...this.changedFiles];
+      this.changedFiles.clear();
+      this.options.onChange(files);
+    }, this.options.debounceMs ?? 500);
   }
 }

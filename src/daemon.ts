@@ -9,6 +9,7 @@ import { ConfigFilesWatcher } from './config/watch.js';
 import { errorMessage } from './errors.js';
 import { createIngestContext } from './ingest/context.js';
 import { Pairing } from './ingest/pairing.js';
+import { releasePlausibleTimeHolds } from './ingest/time-holds.js';
 import { InputWatcher } from './ingest/watcher.js';
 import { addLogSecrets, createLogger, type Logger } from './log/index.js';
 import { openQueue, recoverInFlight, setMeta, type Queue } from './queue/index.js';
@@ -119,6 +120,21 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       return `the system clock is not synchronised (${clock}); uploads wait so that no wrong times are posted`;
     }
     return null;
+  };
+
+  // Items held for an implausible time are judged again while the clock is trusted: a
+  // wrong clock at ingest made good times look implausible (see ingest/time-holds.ts).
+  const reviewTimeHolds = () => {
+    if (holdCheck()) return;
+    try {
+      const released = releasePlausibleTimeHolds(queue);
+      if (released.recordings + released.detections > 0) {
+        log.info(released, 'items held for an implausible time are plausible by the clock now: released');
+        uploader.notify();
+      }
+    } catch (err) {
+      log.warn(`reviewing held items failed: ${errorMessage(err)}`);
+    }
   };
 
   let lastPushed: ConfigUpdateBody = {};
@@ -251,6 +267,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   };
 
   await checkDisk();
+  reviewTimeHolds();
   encodeStage.start();
   uploader.start();
   if (!existsSync(config.input.dir)) {
@@ -270,6 +287,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       void clockSyncState().then((s) => {
         if (s !== clock) log.info({ clock: s }, `system clock: ${s}`);
         clock = s;
+        reviewTimeHolds();
         if (!holdCheck()) uploader.notify();
       });
     }, CLOCK_CHECK_MS),

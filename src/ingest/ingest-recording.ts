@@ -13,6 +13,7 @@ import { parseResultFile } from './formats.js';
 import type { Labels } from './labels.js';
 import { formatServiceTimestamp, isPlausibleStart, recordingStartFromMetadata, recordingStartFromName } from './recording-time.js';
 import { DiskFullError, type Spool } from './spool.js';
+import { IMPLAUSIBLE_TIME_HOLD } from './time-holds.js';
 import type { ParsedResultFile, ResultFormat } from './types.js';
 
 /**
@@ -93,9 +94,11 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
         ? `${baseName}|audio:${await contentKey(audioPath)}`
         : `${baseName}|dir:${path.dirname(path.resolve(input.resultPath))}`;
   const nowMs = (ctx.now ?? Date.now)();
-  const holdReason = isPlausibleStart(start.date, new Date(nowMs)) ? null : 'implausible-time';
+  const holdReason = isPlausibleStart(start.date, new Date(nowMs)) ? null : IMPLAUSIBLE_TIME_HOLD;
   if (holdReason) {
-    problems.push(`${nameForTime}: recording start ${start.date.toISOString()} (from ${start.source}) is implausible; held until an operator checks the clock`);
+    problems.push(
+      `${nameForTime}: recording start ${start.date.toISOString()} (from ${start.source}) is implausible; held until the clock makes it plausible, or an operator releases it (queue release)`,
+    );
   }
 
   const detections: NewDetection[] = kept.map((d) => ({

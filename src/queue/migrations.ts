@@ -153,6 +153,16 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX recordings_spool ON recordings (updated_at, filesize, spool_path) WHERE spool_path IS NOT NULL;
       `),
   },
+  {
+    version: 4,
+    name: 'held items index',
+    // status counts holds per reason, and the daemon reviews held items, without scanning the queue.
+    up: (db) =>
+      db.exec(`
+        CREATE INDEX recordings_held ON recordings (hold_reason, id) WHERE hold_reason IS NOT NULL;
+        CREATE INDEX detections_held ON detections (hold_reason, id) WHERE hold_reason IS NOT NULL;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

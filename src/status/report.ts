@@ -42,6 +42,11 @@ export interface StatusReport {
     detections: StateCounts;
     oldestPendingAt: string | null;
     oldestPendingAgeSec: number | null;
+    /**
+     * Items kept back by a hold, per reason (e.g. `implausible-time`); counted in their
+     * state above too (a hold does not change the state). Empty objects when none.
+     */
+    held: { soundscapes: Record<string, number>; detections: Record<string, number> };
   };
   uploads: {
     lastSuccessAt: string | null;
@@ -115,6 +120,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       detections: stored?.counts.detections ?? { ...EMPTY_COUNTS },
       oldestPendingAt: iso(stored?.counts.oldestPendingAt),
       oldestPendingAgeSec: stored?.counts.oldestPendingAt != null ? Math.max(0, Math.round((now - stored.counts.oldestPendingAt) / 1000)) : null,
+      held: { soundscapes: stored?.held.recording ?? {}, detections: stored?.held.detection ?? {} },
     },
     uploads: uploads(runtime, live, stored),
     service: probe ? await probe : null,
@@ -143,6 +149,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
 interface StoredState {
   counts: { recordings: StateCounts; detections: StateCounts; oldestPendingAt: number | null };
   spool: { files: number; bytes: number };
+  held: Record<'recording' | 'detection', Record<string, number>>;
   runtime: RuntimeSnapshot | null;
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
@@ -150,19 +157,21 @@ interface StoredState {
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
-  // The four operations' own files, not the queue's index: `status` is the CLI's hot path
+  // The operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { holdCounts }] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
+    import('../queue/hold-counts.js'),
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
   try {
     return q.read(() => ({
       counts: queueCounts(q),
       spool: spoolUsage(q),
+      held: holdCounts(q),
       runtime: parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY)),
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),

@@ -225,7 +225,7 @@ describe('station-agent queue', () => {
   });
 
   it('has --help with examples for every subcommand', async () => {
-    for (const sub of ['list', 'show', 'retry', 'drop']) {
+    for (const sub of ['list', 'show', 'retry', 'release', 'drop']) {
       const result = await runCli(['queue', sub, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Examples:');

@@ -16,6 +16,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   lines.push(...renderFields(fields, LABEL_WIDTH));
   lines.push(...queueTable(report, s).map((l) => `  ${l}`));
   lines.push(`  oldest waiting: ${report.queue.oldestPendingAt ? when(report.queue.oldestPendingAt) : 'none'}`);
+  lines.push(...heldLines(report, s));
 
   const u = report.uploads;
   const rest: [string, string][] = [];
@@ -76,6 +77,16 @@ function queueTable(report: StatusReport, s: Style): string[] {
     })),
   ];
   return renderTable(columns, rows, s.dim);
+}
+
+/** One line per hold reason: held items wait until the reason clears or the operator releases them. */
+function heldLines(report: StatusReport, s: Style): string[] {
+  const { soundscapes, detections } = report.queue.held;
+  const reasons = [...new Set([...Object.keys(soundscapes), ...Object.keys(detections)])].sort();
+  return reasons.map(
+    (reason) =>
+      `  ${s.yellow('held')} (${reason}): ${soundscapes[reason] ?? 0} soundscapes, ${detections[reason] ?? 0} detections; list: queue list --held ${reason}; release: queue release --held ${reason}`,
+  );
 }
 
 function serviceLine(report: StatusReport, s: Style): string {

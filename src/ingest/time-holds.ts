@@ -9,8 +9,8 @@ export const IMPLAUSIBLE_TIME_HOLD = 'implausible-time';
  * is the hold of a wrong station clock: a recording named 2026 ingested while the
  * clock said 2000 looked "more than a day in the future", and is fine once the
  * clock is set. A stamp that is itself wrong (before 2020: the recorder's clock was
- * not set) stays held whatever the clock says: it needs the operator (`ingest
- * --force` on its file, `queue release`, or `queue drop`).
+ * not set) stays held whatever the clock says: it needs the operator (`queue
+ * release` to send it as it is, or `queue drop`).
  *
  * Call it only while the system clock is trusted: judged by a wrong clock, a wrong
  * stamp could look plausible.

@@ -104,8 +104,7 @@ Ingest holds an item back when it should not go as it is: implausible-time is a
 recording start before 2020 or more than a day ahead of the clock. The daemon
 releases such holds by itself once the clock makes the time plausible; a time
 that is itself wrong (a recorder whose clock was not set) stays held. Then either
-re-ingest the file (ingest --force FILE), drop the items (queue drop), or release
-them to upload with the time they have. \`status\` shows holds per reason. Items
+drop the items (queue drop), or release them to upload with the time they have. \`status\` shows holds per reason. Items
 that are not held are refused and the exit code is 1.
 ${examples('station-agent queue list --held', 'station-agent queue release r12 d345', 'station-agent queue release --held implausible-time --json')}`,
     )

@@ -1,4 +1,4 @@
-import { existsSync, watch as watchFile, type FSWatcher } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from './api/index.js';
@@ -6,11 +6,13 @@ import type { ConfigUpdateBody } from './api/types.js';
 import { EncodeStage } from './audio/encode-stage.js';
 import { createFlacEncoder, type FlacEncoder } from './audio/flac-encoder.js';
 import { loadConfig, requireToken, type Config, type LoadConfigOptions } from './config/index.js';
+import { ConfigFilesWatcher } from './config/watch.js';
 import { errorMessage } from './errors.js';
 import { createIngestContext } from './ingest/context.js';
 import { Pairing } from './ingest/pairing.js';
+import { releasePlausibleTimeHolds } from './ingest/time-holds.js';
 import { InputWatcher } from './ingest/watcher.js';
-import { createLogger, type Logger } from './log/index.js';
+import { addLogSecrets, createLogger, type Logger } from './log/index.js';
 import { getMeta, openQueue, queueCounts, recoverInFlight, setMeta, type Queue } from './queue/index.js';
 import { deactivatePublishing } from './mqtt/presence.js';
 import type { AlertRecords } from './alerts/alerter.js';
@@ -21,6 +23,7 @@ import { LinkPolicy } from './upload/link-policy.js';
 import { RetentionSweeper } from './upload/retention.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from './status/runtime.js';
 import { clockSyncState, type ClockSyncState } from './system/clock.js';
+import { acquireDaemonLock } from './system/daemon-lock.js';
 import { diskFree } from './system/disk.js';
 import { ConfigSync } from './upload/config-sync.js';
 import { bindUploadQueue } from './upload/upload-queue-sqlite.js';
@@ -63,6 +66,8 @@ export interface RunningDaemon {
   ingestIdle(): Promise<void>;
   /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
   housekeeping(): Promise<void>;
+  /** Reads the config and token file again (SIGHUP): pushes changed station settings, uses a changed token at once. */
+  reload(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,19 +81,30 @@ const ALERT_CHECK_MS = 10_000;
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
   const loaded = await loadConfig(options);
   const { config } = loaded;
-  const token = requireToken(loaded);
+  let token = requireToken(loaded);
   const log = options.logger ?? createLogger({ level: config.log.level, token });
   for (const warning of loaded.warnings) log.warn(warning);
 
-  const queue = openQueue(path.join(config.dataDir, 'queue.db'));
+  // One daemon per dataDir, taken before the queue opens: recovery below marks every
+  // `sending` item `unknown`, which is only true when no other daemon is sending them.
+  const lock = acquireDaemonLock(config.dataDir);
+  let queue: Queue;
+  try {
+    queue = openQueue(path.join(config.dataDir, 'queue.db'));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // What can still fail (an unreadable labels file) fails before anything else is started.
   const ctx = await createIngestContext(config, queue, log).catch((err: unknown) => {
     queue.close();
+    lock.release();
     throw err;
   });
   // A webhook secret file that cannot be read fails before anything is started, like the token.
   const webhook = await webhookFromConfig(config, loaded.path ?? null).catch((err: unknown) => {
     queue.close();
+    lock.release();
     throw err;
   });
   const recovered = recoverInFlight(queue);
@@ -142,6 +158,20 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     { load: () => getMeta(queue, 'audioBudget'), save: (value) => setMeta(queue, 'audioBudget', value) },
     wallNow,
   );
+  // Items held for an implausible time are judged again while the clock is trusted: a
+  // wrong clock at ingest made good times look implausible (see ingest/time-holds.ts).
+  const reviewTimeHolds = () => {
+    if (holdCheck()) return;
+    try {
+      const released = releasePlausibleTimeHolds(queue);
+      if (released.recordings + released.detections > 0) {
+        log.info(released, 'items held for an implausible time are plausible by the clock now: released');
+        uploader.notify();
+      }
+    } catch (err) {
+      log.warn(`reviewing held items failed: ${errorMessage(err)}`);
+    }
+  };
 
   let lastPushed: ConfigUpdateBody = {};
   const observer: UploadObserver = {
@@ -156,6 +186,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     // Settings refused with the token are pushed again once the token is accepted.
     tokenAccepted: () => {
       if (configSync.state.state !== 'synced') void configSync.push(lastPushed);
+      // The pause is over: status shows it now, not at the next periodic check.
+      writeRuntime();
     },
   };
   let lastSuccessDirty = false;
@@ -340,6 +372,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   }
 
   await checkDisk();
+  reviewTimeHolds();
   encodeStage.start();
   uploader.start();
   mqtt?.start();
@@ -361,6 +394,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       void clockSyncState().then((s) => {
         if (s !== clock) log.info({ clock: s }, `system clock: ${s}`);
         clock = s;
+        reviewTimeHolds();
         if (!holdCheck()) uploader.notify();
       });
     }, CLOCK_CHECK_MS),
@@ -372,34 +406,43 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   ];
   writeRuntime(true);
 
-  let configWatcher: FSWatcher | undefined;
-  if (loaded.path) {
-    let reloadTimer: NodeJS.Timeout | undefined;
-    let lastSettings = JSON.stringify(settingsBody(config));
+  // A changed config file or token file is reloaded (SIGHUP too): the station settings
+  // are pushed, and a new token is used at once (a pause on a refused token probes with
+  // it now). Other keys need a restart.
+  let lastSettings = JSON.stringify(settingsBody(config));
+  const reload = async (why: string): Promise<void> => {
+    let next: Awaited<ReturnType<typeof loadConfig>>;
     try {
-      // The folder, not the file: editors save by writing a new file and renaming it over the old one.
-      const configName = path.basename(loaded.path);
-      configWatcher = watchFile(path.dirname(loaded.path), (_event, name) => {
-        if (name !== null && name !== configName) return;
-        clearTimeout(reloadTimer);
-        reloadTimer = setTimeout(() => {
-          void loadConfig(options).then(
-            (next) => {
-              const settings = settingsBody(next.config);
-              if (JSON.stringify(settings) === lastSettings) return;
-              lastSettings = JSON.stringify(settings);
-              lastPushed = settings;
-              log.info('config file changed: pushing station settings');
-              void configSync.push(settings);
-            },
-            (err: unknown) => log.error(`config file changed but is invalid, keeping the running settings: ${errorMessage(err)}`),
-          );
-        }, 500);
-      });
+      next = await loadConfig(options);
     } catch (err) {
-      log.warn(`cannot watch the config file for changes: ${errorMessage(err)}`);
+      log.error(`${why} but the config is invalid, keeping the running settings and token: ${errorMessage(err)}`);
+      return;
     }
-  }
+    configFiles.watch([next.path, next.config.service.tokenFile]);
+    const settings = settingsBody(next.config);
+    if (JSON.stringify(settings) !== lastSettings) {
+      lastSettings = JSON.stringify(settings);
+      lastPushed = settings;
+      log.info(`${why}: pushing station settings`);
+      void configSync.push(settings);
+    }
+    const nextToken = next.config.service.token;
+    if (nextToken && nextToken !== token) {
+      if (!options.logger) addLogSecrets(log, nextToken);
+      client.setToken(nextToken);
+      token = nextToken;
+      log.info(`${why}: the station token changed, using the new one now`);
+      uploader.tokenChanged();
+    }
+  };
+  const configFiles = new ConfigFilesWatcher({
+    onChange: (files) => {
+      const which = files.some((f) => f === loaded.path) ? 'config file changed' : 'token file changed';
+      void reload(`${which} (${files.join(', ')})`);
+    },
+    onError: (file, err) => log.warn(`cannot watch ${file} for changes (send SIGHUP to reload it): ${errorMessage(err)}`),
+  });
+  configFiles.watch([loaded.path, config.service.tokenFile]);
 
   log.info({ input: config.input.dir, format: config.input.format, dataDir: config.dataDir }, 'station-agent running');
 
@@ -407,7 +450,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const stop = () =>
     (stopping ??= (async () => {
       for (const t of timers) clearInterval(t);
-      configWatcher?.close();
+      configFiles.close();
       configSync.stop();
       await watcher.close();
       await Promise.race([pairing.idle(), delay(3_000)]);
@@ -426,6 +469,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await client.close();
       await metrics?.close();
       queue.close();
+      lock.release();
       log.info('station-agent stopped');
     })());
 
@@ -444,6 +488,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
       await pairing.sweepIncoming();
       await retention.sweep();
     },
+    reload: () => reload('reload asked (SIGHUP)'),
     stop,
   };
 }

@@ -219,6 +219,14 @@ export class ServiceClient {
     return normalizeStationConfig(this.#object(r, 'station'));
   }
 
+  /**
+   * Uses `token` for every request from now on (the daemon reloads a fixed token file
+   * without a restart). The replaced token stays among the secrets kept out of errors.
+   */
+  setToken(token: string): void {
+    this.#t.setToken(token);
+  }
+
   /** Closes the client's own keep-alive pool (an injected dispatcher is left open). */
   close(): Promise<void> {
     return this.#t.close();

@@ -94,7 +94,9 @@ export interface ExchangeResult {
 export class Transport {
   readonly #origin: string;
   readonly #prefix: string;
-  readonly #token: string | undefined;
+  #token: string | undefined;
+  /** Tokens replaced by `setToken`: a request still in flight may carry one, so they stay secret. */
+  readonly #replaced: string[] = [];
   readonly #adminToken: string | undefined;
   readonly #stationId: number | undefined;
   readonly #dispatcher: Dispatcher;
@@ -142,7 +144,16 @@ export class Transport {
 
   /** The secrets that must never appear in an error or a log line. */
   get secrets(): ReadonlyArray<string | undefined> {
-    return [this.#token, this.#adminToken];
+    return [this.#token, this.#adminToken, ...this.#replaced];
+  }
+
+  /** Replaces the station token for the requests that follow (the operator fixed the token file). */
+  setToken(token: string): void {
+    if (typeof token !== 'string' || token === '') throw new TypeError('ServiceClient token must be a non-empty string');
+    if (this.#token === undefined) throw new TypeError('ServiceClient: setToken needs a client made with a station token');
+    if (token === this.#token) return;
+    this.#replaced.push(this.#token);
+    this.#token = token;
   }
 
   get adminMode(): boolean {

@@ -15,6 +15,7 @@ import { contentKey, inspectAudio, leftInSpool, spoolAudio, type ValidAudio } fr
 import { detectionTimestamp, formatServiceTimestamp, resolveRecordingStart } from './recording-time.js';
 import { openResultFile, type OpenedResult } from './result-stream.js';
 import { DiskFullError, type Spool } from './spool.js';
+import { IMPLAUSIBLE_TIME_HOLD } from './time-holds.js';
 import type { ParsedDetection, ResultFormat } from './types.js';
 
 /**
@@ -130,8 +131,12 @@ async function ingestOpened(ctx: IngestContext, given: IngestInput, opened: Extr
     : start.source !== 'mtime' || !audioPath
       ? `${baseName}|${start.start.toISOString()}`
       : `${baseName}|audio:${await contentKey(audioPath)}`;
-  const holdReason = start?.implausible ? 'implausible-time' : null;
-  if (start?.implausible) problems.add(`${input.audioPath ?? input.resultPath}: ${start.implausibleReason} (from ${start.source}); held until an operator checks the clock`);
+  const holdReason = start?.implausible ? IMPLAUSIBLE_TIME_HOLD : null;
+  if (start?.implausible) {
+    problems.add(
+      `${input.audioPath ?? input.resultPath}: ${start.implausibleReason} (from ${start.source}); held until the clock makes it plausible, or an operator releases it (queue release)`,
+    );
+  }
 
   const existing = sourceKey && !ctx.dryRun ? findRecordingBySourceKey(ctx.queue, sourceKey) : undefined;
   // Rows that start after the audio ends do not describe it. Without audio (and no queued

@@ -19,10 +19,12 @@ export interface DropResult {
 }
 
 /**
- * Operator `queue drop`: any state but `uploaded` -> `dropped`, for good. Uploaded
- * items are refused (they are at the service; dropping them locally changes
- * nothing there), as are items already dropped. Returns what was dropped, so the
- * caller logs each one. One transaction.
+ * Operator `queue drop`: `pending` or `failed` -> `dropped`, for good. Refused, with
+ * why: `uploaded` items (they are at the service; dropping them locally changes
+ * nothing there), `sending` and `unknown` items (a request with them may have
+ * reached the service: "never uploaded" could be false, so the daemon settles them
+ * first), and items already dropped. Returns what was dropped, so the caller logs
+ * each one. One transaction.
  */
 export function dropItems(q: Queue, which: OperatorSelection, options: { now?: number } = {}): DropResult {
   const now = options.now ?? Date.now();
@@ -41,5 +43,14 @@ export function dropItems(q: Queue, which: OperatorSelection, options: { now?: n
 }
 
 function refusal(state: ItemState): string {
-  return state === 'uploaded' ? 'it is uploaded: the service has it, dropping it here would change nothing' : `it is ${state}`;
+  switch (state) {
+    case 'uploaded':
+      return 'it is uploaded: the service has it, dropping it here would change nothing';
+    case 'sending':
+      return 'it is sending: a request with it may be at the service now; wait until the daemon has settled it (uploaded, pending or failed), then drop it if you still want to';
+    case 'unknown':
+      return 'it is unknown: it was sent and may already be at the service; the running daemon asks the service first (it becomes uploaded, or pending when the service does not have it), then drop it if you still want to';
+    default:
+      return `it is ${state}`;
+  }
 }

@@ -4,7 +4,9 @@ import type { ItemKind } from './types.js';
 
 /**
  * Holding an item keeps it out of every claim without changing its state (e.g.
- * 'clock': the station clock was not trusted when it was recorded). Uploaded and
+ * 'implausible-time': its recording's start was implausible when it was ingested).
+ * A hold ends by a review (the daemon re-examines holds whose reason may have
+ * cleared), by the operator (`queue release`), or by dropping the item. Uploaded and
  * dropped items are past holding and are left alone. Returns how many items
  * changed.
  */
@@ -30,3 +32,7 @@ export function release(q: Queue, kind: ItemKind, which: readonly number[] | { r
   const { reason } = which as { reason: string };
   return q.stmt(`UPDATE ${TABLE[kind]} SET hold_reason = NULL, updated_at = @now WHERE hold_reason = @reason`).run({ reason, now }).changes;
 }
+
+
+/** Items held but still to be uploaded: the states a hold matters in (SQL over an item table). */
+export const HELD = `hold_reason IS NOT NULL AND state NOT IN ('uploaded', 'dropped')`;

@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
+import { HELD } from './hold.js';
 import { formatItemId, parseItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
 import { readStateCounts } from './state-counts.js';
@@ -11,6 +12,8 @@ export interface ListOptions {
   /** Only this kind; default both, recordings first. */
   kind?: ItemKind;
   limit: number;
+  /** Only items held back (any reason), or held for this reason. */
+  held?: true | string;
   /** Continue after this item: an operator id (`r12`, `d345`), or a bare number with `kind`. Use `next` of the previous page. */
   afterId?: string;
 }
@@ -45,7 +48,7 @@ export function listItems(q: Queue, options: ListOptions): ListPage {
       if (after && after.kind === 'detection' && kind === 'recording') continue;
       const afterId = after?.kind === kind ? after.id : 0;
       const want = options.limit - items.length;
-      const rows = page(q, kind, options.state, afterId, want + 1);
+      const rows = options.held ? heldPage(q, kind, options.held, options.state, afterId, want + 1) : page(q, kind, options.state, afterId, want + 1);
       items.push(...rows.slice(0, want).map((row) => toItem(kind, row)));
       if (rows.length > want) {
         full = true;
@@ -55,6 +58,15 @@ export function listItems(q: Queue, options: ListOptions): ListPage {
     const last = items[items.length - 1];
     return { items, next: full && last ? formatItemId(last.kind, last.id) : null };
   });
+}
+
+/** Held items walk the held index (few, usually), whatever their state. */
+function heldPage(q: Queue, kind: ItemKind, held: true | string, state: ItemState | undefined, afterId: number, limit: number): ItemRow[] {
+  return q
+    .stmt(
+      `SELECT * FROM ${TABLE[kind]} WHERE ${HELD} AND (@reason IS NULL OR hold_reason = @reason) AND (@state IS NULL OR state = @state) AND id > @after ORDER BY id LIMIT @limit`,
+    )
+    .all({ reason: held === true ? null : held, state: state ?? null, after: afterId, limit }) as ItemRow[];
 }
 
 function page(q: Queue, kind: ItemKind, state: ItemState | undefined, afterId: number, limit: number): ItemRow[] {

@@ -185,6 +185,16 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX species_sightings_expires ON species_sightings (expires_at);
       `),
   },
+  {
+    version: 6,
+    name: 'held items index',
+    // status counts holds per reason, and the daemon reviews held items, without scanning the queue.
+    up: (db) =>
+      db.exec(`
+        CREATE INDEX recordings_held ON recordings (hold_reason, id) WHERE hold_reason IS NOT NULL;
+        CREATE INDEX detections_held ON detections (hold_reason, id) WHERE hold_reason IS NOT NULL;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -23,7 +23,12 @@ import type { ItemKind, ItemOf, ItemState } from './types.js';
  * | sending   | uploaded  | (reconcile) the service already has it: its id is adopted           |
  * | sending   | failed    | terminal: 422, invalid audio, unresolvable species                  |
  * | failed    | pending   | operator `queue retry`                                              |
- * | any but uploaded | dropped | operator `queue drop` (logged); dropping twice is refused, not repeated |
+ * | pending   | dropped   | operator `queue drop` (logged)                                      |
+ * | failed    | dropped   | operator `queue drop` (logged); dropping twice is refused, not repeated |
+ *
+ * `sending` and `unknown` items cannot be dropped: a request with them may be at the
+ * service (or be on its way), so "never uploaded" would be a lie. The daemon settles
+ * them first (uploaded, or pending/failed when the service does not have them).
  */
 export interface Transition {
   from: ItemState | 'new';
@@ -41,8 +46,6 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'sending', to: 'failed', when: 'terminal failure' },
   { from: 'failed', to: 'pending', when: 'operator queue retry' },
   { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired' },
-  { from: 'sending', to: 'dropped', when: 'operator queue drop' },
-  { from: 'unknown', to: 'dropped', when: 'operator queue drop' },
   { from: 'failed', to: 'dropped', when: 'operator queue drop' },
 ];
 

@@ -45,6 +45,11 @@ export interface StatusReport {
     detections: StateCounts;
     oldestPendingAt: string | null;
     oldestPendingAgeSec: number | null;
+    /**
+     * Items kept back by a hold, per reason (e.g. `implausible-time`); counted in their
+     * state above too (a hold does not change the state). Empty objects when none.
+     */
+    held: { soundscapes: Record<string, number>; detections: Record<string, number> };
   };
   uploads: {
     lastSuccessAt: string | null;
@@ -145,6 +150,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       detections: stored?.counts.detections ?? { ...EMPTY_COUNTS },
       oldestPendingAt: iso(stored?.counts.oldestPendingAt),
       oldestPendingAgeSec: stored?.counts.oldestPendingAt != null ? Math.max(0, Math.round((now - stored.counts.oldestPendingAt) / 1000)) : null,
+      held: { soundscapes: stored?.held.recording ?? {}, detections: stored?.held.detection ?? {} },
     },
     uploads: uploads(runtime, live, stored),
     service: probe ? await probe : null,
@@ -207,6 +213,7 @@ function linkReport(config: Config, stored: BudgetDay | undefined, live: Runtime
 interface StoredState {
   counts: { recordings: StateCounts; detections: StateCounts; oldestPendingAt: number | null };
   spool: { files: number; bytes: number };
+  held: Record<'recording' | 'detection', Record<string, number>>;
   runtime: RuntimeSnapshot | null;
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
@@ -217,14 +224,15 @@ interface StoredState {
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
-  // The four operations' own files, not the queue's index: `status` is the CLI's hot path
+  // The operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }, outbox] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }, { holdCounts }, outbox] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
     import('../policy/counts.js'),
+    import('../queue/hold-counts.js'),
     config.mqtt.enabled ? import('../mqtt/outbox.js') : null,
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
@@ -232,6 +240,7 @@ async function readQueue(config: Config): Promise<StoredState> {
     return q.read(() => ({
       counts: queueCounts(q),
       spool: spoolUsage(q),
+      held: holdCounts(q),
       runtime: parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY)),
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),

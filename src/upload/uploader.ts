@@ -85,6 +85,8 @@ export class Uploader {
   private newestFirst = true;
   private recordingsFirst = true;
   private probing = false;
+  /** The token changed while a probe was in flight: its verdict is about the old one. */
+  private probeStale = false;
   private lastSuccessAt: number | null = null;
   private lastError: UploaderStatus['lastError'] = null;
 
@@ -109,6 +111,18 @@ export class Uploader {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
+  }
+
+  /**
+   * The station token changed (the operator fixed the token file or the config):
+   * a pause on a refused token probes with the new one now, not at the next interval.
+   */
+  tokenChanged(): void {
+    const pause = this.pauses.get('token-rejected');
+    if (!pause) return;
+    pause.probeAt = 0;
+    if (this.probing) this.probeStale = true;
+    this.notify();
   }
 
   /** New work was queued: look now instead of at the next timer. */
@@ -380,10 +394,11 @@ export class Uploader {
     } catch (err) {
       const d = decide(err, 'detection');
       const pause = this.pauses.get('token-rejected');
-      if (pause) pause.probeAt = this.now() + this.options.probeIntervalMs;
+      if (pause) pause.probeAt = this.probeStale ? 0 : this.now() + this.options.probeIntervalMs;
       if (d.action !== 'pause') this.log.debug({ code: d.code }, 'probe failed');
     } finally {
       this.probing = false;
+      this.probeStale = false;
       this.notify();
     }
   }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getItem } from '../../src/queue/index.js';
+import { getItem, markUnknown, transition } from '../../src/queue/index.js';
 import { CLI_MAIN, buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { fail, openTestQueue, seed, upload } from './seed.js';
@@ -199,6 +199,24 @@ describe('station-agent queue', () => {
       expect(stateOf('detection', 3)).toBe('dropped');
     });
 
+    it('refuses sending and unknown items, which may be at the service, naming each and why (exit 1)', async () => {
+      const q = openTestQueue(dataDir);
+      // r3 was sent and the response lost: it may be at the service. d5 is being sent now.
+      transition(q, 'recording', ids.recordingIds[2], 'sending', {}, { from: ['pending'] });
+      markUnknown(q, 'recording', ids.recordingIds[2], { error: 'the agent stopped while sending; the outcome is unknown', code: 'ERR_OUTCOME_UNKNOWN' });
+      transition(q, 'detection', ids.detectionIds[4], 'sending', {}, { from: ['pending'] });
+      q.close();
+      const result = await runCli(['queue', 'drop', 'r3', 'd5', 'd4', '--yes', '--config', config]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('dropped 1: d4');
+      expect(result.stdout).toMatch(/refused r3: it is unknown: it was sent and may already be at the service/);
+      expect(result.stdout).toMatch(/refused d5: it is sending: a request with it may be at the service/);
+      expect(result.stdout).not.toMatch(/r3.*never be uploaded|d5.*never be uploaded/);
+      expect(stateOf('recording', 3)).toBe('unknown');
+      expect(stateOf('detection', 5)).toBe('sending');
+      expect(stateOf('detection', 4)).toBe('dropped');
+    });
+
     it('drops every failed detection with --failed --kind detection --yes', async () => {
       const json = parseJson(await runCli(['queue', 'drop', '--failed', '--kind', 'detection', '--yes', '--json', '--config', config]));
       expect(json.dropped.map((d: { id: string }) => d.id)).toEqual(['d2', 'd3']);
@@ -207,7 +225,7 @@ describe('station-agent queue', () => {
   });
 
   it('has --help with examples for every subcommand', async () => {
-    for (const sub of ['list', 'show', 'retry', 'drop']) {
+    for (const sub of ['list', 'show', 'retry', 'release', 'drop']) {
       const result = await runCli(['queue', sub, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('Examples:');

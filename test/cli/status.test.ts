@@ -76,6 +76,15 @@ describe('station-agent status', () => {
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
+  it('does not say "token accepted" plainly while the daemon is paused on a refused token', async () => {
+    // The stored pause says token-rejected; the configured token (probed now) is accepted.
+    const text = await runCli(['status', '--config', config]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/paused:\s+station: token-rejected/);
+    expect(text.stdout).toMatch(/Service:.*the configured token is accepted, but the daemon was refused its token when it last ran/);
+    expect(text.stdout).not.toMatch(/reachable, token accepted/);
+  });
+
   it('reads the running daemon snapshot: circuit, pauses, watcher, clock, config sync', async () => {
     const now = Date.now();
     const snapshot: RuntimeSnapshot = {

@@ -63,13 +63,13 @@ describe('queueCounts', () => {
     expect(transitionWhere(q, 'detection', 'uploaded', { where: 'id <= 1000', patch: { remoteId: 1 } })).toHaveLength(1_000);
     expect(transitionWhere(q, 'detection', 'failed', { where: 'id > 1000 AND id <= 1500' })).toHaveLength(500);
     expect(transitionWhere(q, 'detection', 'unknown', { where: 'id > 1500 AND id <= 1600' })).toHaveLength(100);
-    expect(dropItems(q, [{ kind: 'detection', id: 1501 }, { kind: 'detection', id: 999_999 }]).dropped).toHaveLength(2);
+    expect(dropItems(q, [{ kind: 'detection', id: 1500 }, { kind: 'detection', id: 999_999 }]).dropped).toHaveLength(2);
     claimRecordings(q, { now: T + 100, limit: 40, order: 'oldest' });
 
     const expected = {
       recordings: { ...EMPTY, pending: 60, sending: 40 },
-      detections: { pending: 996_999, sending: 1_400, unknown: 99, uploaded: 1_000, failed: 500, dropped: 2 },
-      // The oldest waiting detection is 1,502 (unknown), queued with the first chunk.
+      detections: { pending: 996_999, sending: 1_400, unknown: 100, uploaded: 1_000, failed: 499, dropped: 2 },
+      // The oldest waiting detection is 1,501 (unknown), queued with the first chunk.
       oldestPendingAt: T,
     };
     expect(queueCounts(q)).toEqual(expected);

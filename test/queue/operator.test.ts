@@ -8,6 +8,7 @@ import { getItem } from '../../src/queue/get-item.js';
 import { formatItemId, parseItemId } from '../../src/queue/item-id.js';
 import { listItems } from '../../src/queue/list-items.js';
 import { markFailed } from '../../src/queue/mark-failed.js';
+import { markUnknown } from '../../src/queue/mark-unknown.js';
 import { markUploaded } from '../../src/queue/mark-uploaded.js';
 import { retryItems } from '../../src/queue/retry-items.js';
 import { detection, recording, tempQueue } from './helpers.js';
@@ -129,22 +130,25 @@ describe('retryItems', () => {
 });
 
 describe('dropItems', () => {
-  it('drops anything but uploaded items and returns what was dropped', () => {
-    const ids = seed(3);
+  it('drops pending and failed items, refusing uploaded, sending and unknown ones with why', () => {
+    const ids = seed(4);
     finish([ids[0]], 'uploaded');
+    markUnknown(q, 'recording', ids[2], { error: 'timeout after send', code: 'ERR_OUTCOME_UNKNOWN' });
     const result = dropItems(q, [
       { kind: 'recording', id: ids[0] },
       { kind: 'recording', id: ids[1] },
+      { kind: 'recording', id: ids[2] },
+      { kind: 'recording', id: ids[3] },
       { kind: 'detection', id: 3 },
     ]);
-    expect(result.dropped.map((d) => [d.item, d.from, d.value.state])).toEqual([
-      [`r${ids[1]}`, 'sending', 'dropped'],
-      ['d3', 'pending', 'dropped'],
-    ]);
+    expect(result.dropped.map((d) => [d.item, d.from, d.value.state])).toEqual([['d3', 'pending', 'dropped']]);
     expect(result.refused).toEqual([
-      expect.objectContaining({ item: `r${ids[0]}`, state: 'uploaded', reason: expect.stringContaining('uploaded') }),
+      expect.objectContaining({ item: `r${ids[0]}`, state: 'uploaded', reason: expect.stringContaining('the service has it') }),
+      expect.objectContaining({ item: `r${ids[1]}`, state: 'sending', reason: expect.stringContaining('may be at the service') }),
+      expect.objectContaining({ item: `r${ids[2]}`, state: 'unknown', reason: expect.stringContaining('may already be at the service') }),
+      expect.objectContaining({ item: `r${ids[3]}`, state: 'sending' }),
     ]);
-    expect(getItem(q, 'recording', ids[0])!.state).toBe('uploaded');
+    expect(getItem(q, 'recording', ids[2])!.state).toBe('unknown');
     // Dropping twice is refused, not repeated.
     expect(dropItems(q, [{ kind: 'detection', id: 3 }]).refused[0]).toMatchObject({ state: 'dropped' });
   });

@@ -77,7 +77,7 @@ describe('the state machine table', () => {
 
   it('answers allowedFrom and canTransition from the table', () => {
     expect(allowedFrom('sending')).toEqual(['pending', 'unknown']);
-    expect(allowedFrom('dropped')).toEqual(['pending', 'sending', 'unknown', 'failed']);
+    expect(allowedFrom('dropped')).toEqual(['pending', 'failed']);
     expect(canTransition('uploaded', 'dropped')).toBe(false);
     expect(canTransition('failed', 'pending')).toBe(true);
   });

@@ -8,7 +8,10 @@ import {
   getItem,
   listItems,
   parseItemId,
+  releaseHeld,
   retryItems,
+  type HeldSelection,
+  type RefusedItem,
   type ItemRef,
   type OperatorSelection,
   type Queue,
@@ -54,6 +57,7 @@ export async function listAction(flags: QueueFlags): Promise<void> {
       ...(flags.state ? { state: flags.state as QueueItem['state'] } : {}),
       ...(flags.kind ? { kind: toQueueKind(flags.kind) } : {}),
       ...(flags.after ? { afterId: flags.after } : {}),
+      ...(flags.held ? { held: flags.held } : {}),
     });
     if (flags.json) {
       out.json({ items: page.items.map(itemJson), next: page.next });
@@ -108,14 +112,32 @@ export async function retryAction(ids: string[], flags: QueueFlags): Promise<voi
   const which = selection(ids, flags, 'retry');
   await withQueue(flags, (q, out) => {
     const result = retryItems(q, which);
-    const retried = result.retried.map(formatItemRef);
-    if (flags.json) {
-      out.json({ retried, refused: result.refused.map((r) => ({ id: r.item, kind: toCliKind(r.kind), state: r.state, reason: r.reason })) });
-    } else {
-      out.line(retried.length ? `retried ${retried.length}: ${retried.join(' ')}` : 'nothing retried');
-      for (const r of result.refused) out.line(`${out.style.red('refused')} ${r.item}: ${r.reason}`);
-    }
-    if (result.refused.length > 0) process.exitCode = 1;
+    reportMoved(out, flags, 'retried', result.retried, result.refused);
+  });
+}
+
+/** What `retry` and `release` print: the items moved, those refused with why (exit 1 when any). */
+function reportMoved(out: Output, flags: QueueFlags, verb: 'retried' | 'released', moved: readonly ItemRef[], refused: readonly RefusedItem[]): void {
+  const ids = moved.map(formatItemRef);
+  if (flags.json) {
+    out.json({ [verb]: ids, refused: refused.map((r) => ({ id: r.item, kind: toCliKind(r.kind), state: r.state, reason: r.reason })) });
+  } else {
+    out.line(ids.length ? `${verb} ${ids.length}: ${ids.join(' ')}` : `nothing ${verb}`);
+    for (const r of refused) out.line(`${out.style.red('refused')} ${r.item}: ${r.reason}`);
+  }
+  if (refused.length > 0) process.exitCode = 1;
+}
+
+export async function releaseAction(ids: string[], flags: QueueFlags): Promise<void> {
+  if (flags.held && ids.length > 0) throw new UsageError('give item ids or --held, not both (queue release)');
+  if (!flags.held && ids.length === 0) throw new UsageError('queue release needs item ids (e.g. r12 d345) or --held [reason]');
+  const kind = flags.kind ? toQueueKind(flags.kind) : undefined;
+  const which: HeldSelection = flags.held
+    ? { held: true, ...(typeof flags.held === 'string' ? { reason: flags.held } : {}), ...(kind ? { kind } : {}) }
+    : parseIds(ids, flags);
+  await withQueue(flags, (q, out) => {
+    const result = releaseHeld(q, which);
+    reportMoved(out, flags, 'released', result.released, result.refused);
   });
 }
 

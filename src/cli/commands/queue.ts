@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { configOption, examples, integerIn, jsonOption } from './support/options.js';
 
 /**
- * `station-agent queue list | show | retry | drop`: look at and repair queued
+ * `station-agent queue list | show | retry | release | drop`: look at and repair queued
  * items. Ids are `r<n>` (soundscape n) and `d<n>` (detection n), as `queue list`
  * prints them; a bare number needs `--kind`.
  */
@@ -19,6 +19,8 @@ export interface QueueFlags {
   after?: string;
   failed?: boolean;
   yes?: boolean;
+  /** `--held` (true) or `--held <reason>`. */
+  held?: boolean | string;
 }
 
 function kindOption(what: string): Option {
@@ -28,7 +30,7 @@ function kindOption(what: string): Option {
 export function registerQueueCommand(program: Command): void {
   const queue = program
     .command('queue')
-    .description('list, show, retry and drop queued soundscapes and detections')
+    .description('list, show, retry, release and drop queued soundscapes and detections')
     .addHelpText(
       'after',
       `
@@ -47,6 +49,7 @@ ${examples('station-agent queue list --state failed', 'station-agent queue show 
     .addOption(kindOption('only this kind'))
     .option('--limit <n>', 'at most this many items', integerIn(1, 100_000), 50)
     .option('--after <id>', 'continue after this item (the "next" id of the previous page)')
+    .option('--held [reason]', 'only items held back (by ingest, e.g. implausible-time), or held for this reason')
     .addHelpText(
       'after',
       examples(
@@ -54,6 +57,7 @@ ${examples('station-agent queue list --state failed', 'station-agent queue show 
         'station-agent queue list --state failed --kind detection',
         'station-agent queue list --limit 100 --after d1200',
         'station-agent queue list --state pending --json | jq -r ".items[].id"',
+        'station-agent queue list --held implausible-time',
       ),
     )
     .action(async (flags: QueueFlags) => (await import('./queue-actions.js')).listAction(flags));
@@ -86,6 +90,27 @@ ${examples('station-agent queue retry d345 d346', 'station-agent queue retry --f
     .action(async (ids: string[], flags: QueueFlags) => (await import('./queue-actions.js')).retryAction(ids, flags));
 
   queue
+    .command('release')
+    .description('end the hold of held items: they upload as they are, due now')
+    .argument('[ids...]', 'item ids, e.g. r12 d345')
+    .addOption(configOption())
+    .addOption(jsonOption())
+    .option('--held [reason]', 'release every held item, or every item held for this reason (with --kind: of that kind)')
+    .addOption(kindOption('kind of bare numeric ids; with --held, only that kind'))
+    .addHelpText(
+      'after',
+      `
+Ingest holds an item back when it should not go as it is: implausible-time is a
+recording start before 2020 or more than a day ahead of the clock. The daemon
+releases such holds by itself once the clock makes the time plausible; a time
+that is itself wrong (a recorder whose clock was not set) stays held. Then either
+drop the items (queue drop), or release them to upload with the time they have. \`status\` shows holds per reason. Items
+that are not held are refused and the exit code is 1.
+${examples('station-agent queue list --held', 'station-agent queue release r12 d345', 'station-agent queue release --held implausible-time --json')}`,
+    )
+    .action(async (ids: string[], flags: QueueFlags) => (await import('./queue-actions.js')).releaseAction(ids, flags));
+
+  queue
     .command('drop')
     .description('give up on items for good: they are never uploaded (asks first)')
     .argument('[ids...]', 'item ids, e.g. r12 d345')
@@ -97,8 +122,11 @@ ${examples('station-agent queue retry d345 d346', 'station-agent queue retry --f
     .addHelpText(
       'after',
       `
-Any state but uploaded can be dropped. Without --yes the command asks on the
-terminal, and refuses when stdin is not a terminal. Every dropped item is logged as a
+Pending and failed items can be dropped. Uploaded items are refused (the service
+has them), and so are sending and unknown items: a request with them may have
+reached the service, so the daemon settles them first; drop them once they are
+pending or failed. Refused items make the exit code 1. Without --yes the command
+asks on the terminal, and refuses when stdin is not a terminal. Every dropped item is logged as a
 JSON line on stderr (what, from which state, its file or species).
 ${examples('station-agent queue drop r12', 'station-agent queue drop d345 d346 --yes', 'station-agent queue drop --failed --kind detection --yes')}`,
     )

@@ -27,6 +27,9 @@ export function registerRunCommand(program: Command): void {
 Logs are JSON lines on standard output (for the journal), the token redacted.
 Stop with SIGTERM or Ctrl-C: in-flight uploads are abandoned safely and
 reconciled with the service on the next start, so nothing is lost or duplicated.
+A changed config file or token file is read again by itself (or on SIGHUP,
+systemctl reload): a new token is used at once, station settings are pushed;
+other keys need a restart. One run per dataDir: a second one exits 1.
 ${examples(
   'station-agent run --config /etc/station-agent/config.json',
   'STATION_AGENT_TOKEN=... station-agent run --config ./config.json --verbose',
@@ -44,12 +47,18 @@ ${examples(
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
+      // SIGHUP (systemd's ExecReload): read the config and token file again. Without a
+      // handler, SIGHUP would end the process.
+      let onReload: (() => void) | null = null;
+      const onHangup = () => onReload?.();
+      process.on('SIGHUP', onHangup);
       try {
         const { startDaemon } = await import('../../daemon.js');
         const daemon = await startDaemon({
           path: flags.config,
           overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,
         });
+        onReload = () => void daemon.reload();
         await new Promise<void>((resolve) => {
           onStop = () => {
             daemon.log.info({ signal: signalled }, 'stopping');
@@ -68,6 +77,7 @@ ${examples(
       } finally {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
+        process.off('SIGHUP', onHangup);
       }
     });
 }

@@ -16,6 +16,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   lines.push(...renderFields(fields, LABEL_WIDTH));
   lines.push(...queueTable(report, s).map((l) => `  ${l}`));
   lines.push(`  oldest waiting: ${report.queue.oldestPendingAt ? when(report.queue.oldestPendingAt) : 'none'}`);
+  lines.push(...heldLines(report, s));
 
   const u = report.uploads;
   const rest: [string, string][] = [];
@@ -101,13 +102,33 @@ function queueTable(report: StatusReport, s: Style): string[] {
   return renderTable(columns, rows, s.dim);
 }
 
+/** One line per hold reason: held items wait until the reason clears or the operator releases them. */
+function heldLines(report: StatusReport, s: Style): string[] {
+  const { soundscapes, detections } = report.queue.held;
+  const reasons = [...new Set([...Object.keys(soundscapes), ...Object.keys(detections)])].sort();
+  return reasons.map(
+    (reason) =>
+      `  ${s.yellow('held')} (${reason}): ${soundscapes[reason] ?? 0} soundscapes, ${detections[reason] ?? 0} detections; list: queue list --held ${reason}; release: queue release --held ${reason}`,
+  );
+}
+
 function serviceLine(report: StatusReport, s: Style): string {
   const p = report.service;
   if (!p) return `${s.dim('not checked (--offline)')}`;
   if (!p.checked) return `${p.baseUrl}: ${s.yellow('not checked')}: ${p.skipped ?? ''}`;
   if (!p.reachable) return `${p.baseUrl}: ${s.red('unreachable')}: ${p.error?.message ?? ''}`;
   if (p.tokenValid === false) return `${p.baseUrl}: reachable, ${s.red('token refused')} (HTTP ${p.status}): check service.token / STATION_AGENT_TOKEN`;
-  if (p.tokenValid === true) return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
+  if (p.tokenValid === true) {
+    // The probe used the token configured now; the daemon may still be paused on the one it had.
+    if (report.uploads.paused.some((x) => x.reason === 'token-rejected')) {
+      const then =
+        report.daemon.state === 'stopped'
+          ? ' when it last ran; it uses the configured one when it starts'
+          : ': it reloads a changed token file or config by itself and probes at once (or: systemctl reload station-agent)';
+      return `${p.baseUrl}: reachable, the configured token is accepted, ${s.yellow('but the daemon was refused its token')}${then}`;
+    }
+    return `${p.baseUrl}: ${s.green('reachable, token accepted')} (${p.latencyMs} ms)`;
+  }
   return `${p.baseUrl}: reachable, ${s.red('failing')}: ${p.error?.message ?? `HTTP ${p.status}`}`;
 }
 

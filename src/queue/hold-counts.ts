@@ -1,0 +1,17 @@
+import type { Queue } from './db.js';
+import { TABLE } from './rows.js';
+import { HELD } from './hold.js';
+import type { ItemKind } from './types.js';
+
+/** Held items per reason and kind, for `status`. Generic over reasons: whatever ingest holds for shows up. */
+export function holdCounts(q: Queue): Record<ItemKind, Record<string, number>> {
+  const out: Record<ItemKind, Record<string, number>> = { recording: {}, detection: {} };
+  for (const kind of ['recording', 'detection'] as const) {
+    const rows = q.stmt(`SELECT hold_reason AS reason, count(*) AS n FROM ${TABLE[kind]} WHERE ${HELD} GROUP BY hold_reason`).all() as {
+      reason: string;
+      n: number;
+    }[];
+    for (const row of rows) out[kind][row.reason] = row.n;
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ export {
   type LoadedConfig,
   type TokenSource,
 } from './load.js';
-export { REDACTED, redactConfig } from './redact.js';
+export { redactConfig } from './show.js';
 export { renderConfigReference } from './reference.js';
 export {
   AFTER_UPLOAD_ACTIONS,

@@ -7,7 +7,7 @@ import { findJsonSyntaxError } from './json-syntax.js';
 import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
-import { removeSecrets } from '../log/scrub.js';
+import { redactText } from '../wire/redact.js';
 import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
 
 /**
@@ -118,7 +118,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
   const parsed = configSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => removeSecrets(p, secrets));
+    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p, secrets));
     throw new ConfigError(problems, filePath, context);
   }
   const config = parsed.data;

@@ -7,7 +7,7 @@ import { findJsonSyntaxError } from './json-syntax.js';
 import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
-import { redactText } from '../wire/redact.js';
+import { redactText, redactUrl } from '../wire/redact.js';
 import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
 
 /**
@@ -226,5 +226,5 @@ function plainHttpWarning(baseUrl: string): string | null {
   if (url.protocol !== 'http:') return null;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host === '::1' || /^127\./.test(host)) return null;
-  return `service.baseUrl ${baseUrl} is plain http to another host: the station token travels unencrypted in the URL path; use https://`;
+  return `service.baseUrl ${redactUrl(baseUrl)} is plain http to another host: the station token travels unencrypted in the URL path; use https://`;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
 import { runEmulatorCommand } from '../../src/cli/commands/emulator.js';
 import { EmulatorOptionError, FAULT_KEYS, describeFaults, normalizeFaults, parseFaultString } from '../../src/emulator/index.js';
@@ -89,7 +90,7 @@ describe('fault spec', () => {
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const listening = new Promise<void>((resolve) => {
-      const stdout = { write: () => resolve() } as unknown as import('node:stream').Writable;
+      const stdout = { write: () => resolve() } as unknown as Writable;
       void runEmulatorCommand({ host: '127.0.0.1', port: 0, db: ':memory:', faults: '5xx=0.25,429=0.1' }, { stdout, log: { write: (l: string) => logs.push(l) }, stop: stopped });
     });
     await listening;

@@ -101,7 +101,7 @@ function typeWords(expected: string): string {
   }
 }
 
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   // Strings are never shown: any string key may hold a pasted token, and these lines reach the journal.
   if (typeof value === 'string') return value === '' ? '""' : 'a string';
   if (Array.isArray(value)) return 'a list';

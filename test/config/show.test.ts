@@ -20,11 +20,14 @@ describe('redactConfig', () => {
 
   it('shows only scheme, host and port of the service URLs (a token pasted there stays hidden)', () => {
     const input = minimalConfig();
-    input.service.baseUrl = 'https://user:tok-in-url@svc.example/tok-in-path?t=tok-in-query';
+    input.service.baseUrl = 'https://user:tok-in-url@svc.example/tok-in-path';
     const shown = redactConfig(parseConfig(input));
-    expect(shown.service.baseUrl).toBe('https://<redacted>@svc.example/<redacted>?<redacted>');
-    expect(shown.service.graphqlUrl).toBe('https://<redacted>@svc.example/<redacted>?<redacted>/graphql');
+    expect(shown.service.baseUrl).toBe('https://<redacted>@svc.example/<redacted>');
+    // The default GraphQL URL keeps its documented /graphql after the reduced base URL.
+    expect(shown.service.graphqlUrl).toBe('https://<redacted>@svc.example/<redacted>/graphql');
     expect(JSON.stringify(shown)).not.toContain('tok-in');
+    const own = redactConfig(parseConfig({ ...input, service: { ...input.service, graphqlUrl: 'https://gql.example/q?key=tok-in-query' } }));
+    expect(own.service.graphqlUrl).toBe('https://gql.example/<redacted>?<redacted>');
   });
 
   it('leaves a config without token or URL path as it is', () => {

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { request } from 'undici';
 import type { Logger } from 'pino';
-import { redactSecrets } from '../api/redact.js';
+import { redactText } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
 import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
 import type { AlertNotice } from './alerter.js';
@@ -96,7 +96,7 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
     await res.body.dump();
     if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
   } catch (err) {
-    throw new Error(redactSecrets(`alert webhook ${shownUrl(options.url)}: ${errorMessage(err)}`, ...secrets));
+    throw new Error(redactText(`alert webhook ${shownUrl(options.url)}: ${errorMessage(err)}`, secrets));
   }
 }
 

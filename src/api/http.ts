@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { NetworkError, OutcomeUnknownError } from './errors.js';
 import type { ApiError } from './errors.js';
-import { redactSecrets } from './redact.js';
+import { redactText } from '../wire/redact.js';
 
 /**
  * One HTTP exchange over an undici dispatcher, and the classification of its
@@ -178,7 +178,7 @@ export function send(dispatcher: Dispatcher, req: WireRequest): Promise<WireResp
 export function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display' | 'secrets'>, forcedCode?: string): ApiError {
   const code = forcedCode ?? systemCode(err);
   const description = (code && DESCRIPTIONS[code]) ?? 'transport error';
-  const detail = redactSecrets(err.message, ...req.secrets);
+  const detail = redactText(err.message, req.secrets);
   const suffix = `${code ? ` (${code})` : ''}${detail && detail !== description ? `: ${detail}` : ''}`;
   if (!started || (code !== undefined && CONNECT_PHASE_CODES.has(code))) {
     return new NetworkError(`request not sent: ${description}${suffix}`, req.display, code, { cause: err });

@@ -16,7 +16,6 @@ export {
   ServiceRejectedError,
 } from './errors.js';
 export type { ApiErrorCode, HttpErrorDetails } from './errors.js';
-export { REDACTED, redactDeep, redactPath, redactSecrets, redactUrl } from './redact.js';
 export { buildQuery } from './query.js';
 export { parseRetryAfter } from './response.js';
 export { toId, toNumber } from './normalize.js';

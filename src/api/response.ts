@@ -1,6 +1,6 @@
 import { HttpStatusError, OutcomeUnknownError, ServiceRejectedError } from './errors.js';
 import type { WireResponse } from './http.js';
-import { redactDeep, redactSecrets, redactUrl } from './redact.js';
+import { redactDeep, redactText } from '../wire/redact.js';
 
 /**
  * Turning a complete HTTP response into either a JSON object or a typed error:
@@ -28,7 +28,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
     throw new OutcomeUnknownError(`HTTP ${res.status} with ${what} instead of the service's JSON`, ctx.display, 'ERR_BODY_NOT_JSON');
   }
   if (parsed.success === false) {
-    const safe = redactDeep(parsed, ...ctx.secrets);
+    const safe = redactDeep(parsed, ctx.secrets);
     const reason = describeBody(safe);
     throw new ServiceRejectedError(`HTTP ${res.status} with success: false${reason ? `: ${reason}` : ''}`, ctx.display, res.status, safe);
   }
@@ -38,7 +38,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
 export function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpStatusError {
   const text = res.body.toString('utf8');
   const html = looksLikeHtml(res, text);
-  const parsed = html ? null : redactDeep(parseJson(text), ...ctx.secrets);
+  const parsed = html ? null : redactDeep(parseJson(text), ctx.secrets);
   let serverMessage: string | undefined;
   let errors: Record<string, string[]> | undefined;
   if (isObject(parsed)) {
@@ -51,11 +51,11 @@ export function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpSt
   }
   const location = header(res, 'location');
   // Redirects are not followed (a POST must not be replayed elsewhere); say where they point so a wrong baseUrl is obvious.
-  if (res.status >= 300 && res.status < 400 && location) serverMessage ??= `redirected to ${redactUrl(location)}`;
+  if (res.status >= 300 && res.status < 400 && location) serverMessage ??= `redirected to ${redactText(location, ctx.secrets)}`;
   return new HttpStatusError(ctx.display, {
     status: res.status,
     body: parsed ?? null,
-    serverMessage: serverMessage === undefined ? undefined : redactSecrets(serverMessage, ...ctx.secrets),
+    serverMessage: serverMessage === undefined ? undefined : redactText(serverMessage, ctx.secrets),
     errors,
     html,
     retryAfterMs: parseRetryAfter(header(res, 'retry-after')),

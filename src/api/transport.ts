@@ -5,7 +5,7 @@ import { VERSION } from '../version.js';
 import { ServiceRejectedError } from './errors.js';
 import { send } from './http.js';
 import { errorCode as codeOf } from '../errors.js';
-import { redactDeep, redactSecrets, redactUrl, REDACTED } from './redact.js';
+import { redactDeep, redactText, redactUrl, REDACTED } from '../wire/redact.js';
 import { readJsonObject } from './response.js';
 
 /**
@@ -163,7 +163,7 @@ export class Transport {
   async exchange(x: Exchange): Promise<ExchangeResult> {
     const { real, shown } = this.#paths(x);
     const query = x.query ?? '';
-    const display = redactSecrets(`${x.method} ${shown}${query}`, ...this.secrets);
+    const display = redactText(`${x.method} ${shown}${query}`, this.secrets);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (this.#adminToken !== undefined) headers.authorization = `Bearer ${this.#adminToken}`;
     let body: string | Readable | undefined;
@@ -214,7 +214,7 @@ export class Transport {
 
   /** A ServiceRejectedError for a 2xx without the expected object, with the body redacted. */
   rejected(result: ExchangeResult, message: string): ServiceRejectedError {
-    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, ...this.secrets));
+    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, this.secrets));
   }
 
   async close(): Promise<void> {
@@ -223,17 +223,19 @@ export class Transport {
 
   #paths(x: Exchange): { real: string; shown: string } {
     const base = `${this.#prefix}/api/v1`;
-    if (!x.station) return { real: `${base}${x.path}`, shown: `${base}${x.path}` };
+    // A base URL's own path is never shown: a token pasted into service.baseUrl lands there.
+    const shownBase = this.#prefix ? `/${REDACTED}/api/v1` : '/api/v1';
+    if (!x.station) return { real: `${base}${x.path}`, shown: `${shownBase}${x.path}` };
     if (this.#adminToken !== undefined) {
-      const p = `${base}/stations/${String(this.#stationId)}${x.path}`;
-      return { real: p, shown: p };
+      const p = `/stations/${String(this.#stationId)}${x.path}`;
+      return { real: `${base}${p}`, shown: `${shownBase}${p}` };
     }
     if (this.#token === undefined) {
       throw new TypeError(`ServiceClient: ${x.method} /stations/{token}${x.path} needs a station token ("token") or "adminToken" with "stationId"`);
     }
     return {
       real: `${base}/stations/${encodeURIComponent(this.#token)}${x.path}`,
-      shown: `${base}/stations/${REDACTED}${x.path}`,
+      shown: `${shownBase}/stations/${REDACTED}${x.path}`,
     };
   }
 

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import { errorCode, errorMessage } from '../errors.js';
+import { StationAgentError, errorCode, errorMessage } from '../errors.js';
+import { redactDeep } from '../wire/redact.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
+import { writeJson } from './format/json.js';
 import { VERSION } from '../version.js';
 
 /** A command's registration function: adds itself (and its subcommands) to the program. */
@@ -38,17 +40,45 @@ export function buildProgram(commands: RegisterCommand[]): Command {
   return program;
 }
 
-/** Parses argv and runs the command, turning errors into one clear line and an exit code. */
+/**
+ * Parses argv and runs the command, turning errors into one clear line (stderr) and an
+ * exit code. This is the one place that shapes a failed command's output:
+ *
+ * With `--json`, stdout carries JSON in every outcome. A command that fails prints
+ * `{"error": {"code": "ERR_...", "message": "...", ...}}` (the error's stable code, its
+ * message, and the fields of its `toJSON()`, such as a config error's `problems` or an
+ * HTTP error's `status`), and the exit code says what kind of failure it was. Usage
+ * errors that commander finds (unknown option, missing argument) are `ERR_USAGE`.
+ */
 export async function runProgram(program: Command, argv: string[]): Promise<number> {
+  const json = wantsJson(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end through here too, with exit code 0.
-      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+      if (err.exitCode === 0) return EXIT.OK;
+      // commander has written its message to stderr already.
+      if (json) writeJson(process.stdout, { error: { code: 'ERR_USAGE', message: err.message.replace(/^error: /, '') } });
+      return EXIT.USAGE;
     }
     process.stderr.write(`station-agent: ${errorMessage(err)}\n`);
+    if (json) writeJson(process.stdout, { error: errorJson(err) });
     return exitCodeFor(err);
   }
+}
+
+/** `--json` among the arguments (before a `--` that ends the options). */
+function wantsJson(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
+}
+
+/** The `error` object of `--json` output: stable code first, message, then the error's own fields; redacted. */
+function errorJson(err: unknown): Record<string, unknown> {
+  const fields = err instanceof StationAgentError ? err.toJSON() : {};
+  delete fields.name;
+  return redactDeep({ ...fields, code: errorCode(err), message: errorMessage(err) });
 }

@@ -9,7 +9,8 @@ export {
   type LoadedConfig,
   type TokenSource,
 } from './load.js';
-export { REDACTED, redactConfig, redactUrlPassword, urlPassword } from './redact.js';
+export { redactConfig } from './show.js';
+export { REDACTED, redactUrlPassword, urlPassword } from '../wire/redact.js';
 export { renderConfigReference } from './reference.js';
 export {
   AFTER_UPLOAD_ACTIONS,

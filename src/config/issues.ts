@@ -3,11 +3,12 @@ import { configKeys } from './schema-keys.js';
 
 /**
  * Turns zod issues into one line each, `<key path> <message>`, in the words an operator
- * needs: `input.format must be one of auto, results, analyzerpi (got "csv")`,
+ * needs: `input.format must be one of auto, results, analyzerpi (got a string)`,
  * `unknown key input.dirr (did you mean input.dir?)`, `service.baseUrl is required`.
  *
- * The offending value is shown (`got ...`) except for secret keys: a token never
- * appears in an error message.
+ * The offending value is shown (`got 20`) only when it is a number, a boolean or null;
+ * a string is described as "a string", whatever the key: a token pasted into the wrong
+ * key (or the wrong environment variable) must never appear in an error message.
  */
 
 export interface IssueContext {
@@ -100,11 +101,9 @@ function typeWords(expected: string): string {
   }
 }
 
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') {
-    const shown = JSON.stringify(value);
-    return shown.length > 80 ? `${shown.slice(0, 77)}..."` : shown;
-  }
+function describeValue(value: unknown): string {
+  // Strings are never shown: any string key may hold a pasted token, and these lines reach the journal.
+  if (typeof value === 'string') return value === '' ? '""' : 'a string';
   if (Array.isArray(value)) return 'a list';
   if (value !== null && typeof value === 'object') return 'an object';
   return String(value);

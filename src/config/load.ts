@@ -8,8 +8,7 @@ import { folderOverlapProblem } from './folder-overlap.js';
 import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
-import { removeSecrets } from '../log/scrub.js';
-import { urlPassword } from './redact.js';
+import { redactText, redactUrl, urlPassword } from '../wire/redact.js';
 import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
 
 /**
@@ -123,7 +122,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
   const parsed = configSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => removeSecrets(p, secrets));
+    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p, secrets));
     throw new ConfigError(problems, filePath, context);
   }
   const config = parsed.data;
@@ -237,5 +236,5 @@ function plainHttpWarning(baseUrl: string): string | null {
   if (url.protocol !== 'http:') return null;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host === '::1' || /^127\./.test(host)) return null;
-  return `service.baseUrl ${baseUrl} is plain http to another host: the station token travels unencrypted in the URL path; use https://`;
+  return `service.baseUrl ${redactUrl(baseUrl)} is plain http to another host: the station token travels unencrypted in the URL path; use https://`;
 }

@@ -149,12 +149,18 @@ Commands that talk to the service need the station token, from exactly one of
 and a warning names both. A config file that holds the token, and a token file, should be
 readable by their owner only (\`chmod 600\`): otherwise a warning says so. The token never
 appears in logs, error messages or \`config show\` (which prints \`<redacted>\`).
+A token pasted into the wrong place stays hidden too: a missing \`service.tokenFile\` is
+reported without its path, and \`service.baseUrl\` / \`service.graphqlUrl\` are printed with
+scheme, host and port only (userinfo, path and query become \`<redacted>\`).
 
 ## Errors
 
 An invalid configuration stops the agent (exit code 3) with one line per problem, each naming
 the key: \`station.settings.minConfidence must be between 0.35 and 1 (got 0.2)\`,
-\`input.format must be one of auto, results, analyzerpi (got "csv")\`,
-\`unknown key input.dirr (did you mean input.dir?)\`. Values from the environment or flags name
-their variable or flag; a file that is not valid JSON is reported with line and column.
+\`input.format must be one of auto, results, analyzerpi (got a string)\`,
+\`unknown key input.dirr (did you mean input.dir?)\`. Numbers, booleans and \`null\` are shown as
+they came; a string never is (it may be a token in the wrong key), it is described as
+\`(got a string)\`. Values from the environment or flags name their variable or flag; an
+unknown \`STATION_AGENT_*\` variable is named, never its value. A file that is not valid JSON
+is reported with line and column.
 `;

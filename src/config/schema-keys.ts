@@ -76,10 +76,6 @@ export function configKeys(): readonly ConfigKey[] {
   return cached;
 }
 
-export function findKey(id: string): ConfigKey | undefined {
-  return configKeys().find((k) => k.id === id);
-}
-
 /** Section descriptions (metadata of object-valued keys), e.g. `upload` -> its description. */
 export function sectionDescriptions(): Map<string, string> {
   const out = new Map<string, string>();

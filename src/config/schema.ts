@@ -87,6 +87,7 @@ const serviceSchema = z
   .strictObject({
     baseUrl: httpUrl()
       .refine((v) => !/\/api\/v1\/*$/.test(v), { error: 'must be the base URL without /api/v1 (the agent adds it)' })
+      .refine((v) => !/[?#]/.test(v), { error: 'must not have a query or fragment (the agent adds paths to it)' })
       .describe(
         'Base URL of the service (the interface spec\'s `{base_url}`). REST requests go to `{baseUrl}/api/v1/...`. A trailing slash is ignored. Plain http:// to a host other than this machine sends the token unencrypted (a warning says so).',
       )

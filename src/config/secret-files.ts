@@ -31,18 +31,22 @@ export function fileProblem(err: unknown): string {
   }
 }
 
-/** The token in a token file, trimmed. Throws a `TokenFileProblem` whose message names the file, never the token. */
+/**
+ * The token in a token file, trimmed. Throws a `TokenFileProblem` naming the key, never
+ * the path: a token pasted into `service.tokenFile` by mistake is the path, and the
+ * message reaches the journal. (The operator finds the path in their own config.)
+ */
 export async function readTokenFile(file: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new TokenFileProblem(`service.tokenFile ${file} ${fileProblem(err)}`);
+    throw new TokenFileProblem(`service.tokenFile: the file ${fileProblem(err)} (the path set there must name a file holding the token, not the token itself)`);
   }
   const token = text.trim();
-  if (token === '') throw new TokenFileProblem(`service.tokenFile ${file} is empty`);
+  if (token === '') throw new TokenFileProblem('service.tokenFile: the file is empty');
   if (/\s/.test(token)) {
-    throw new TokenFileProblem(`service.tokenFile ${file} must hold the token alone (it has white space inside)`);
+    throw new TokenFileProblem('service.tokenFile: the file must hold the token alone (it has white space inside)');
   }
   return token;
 }

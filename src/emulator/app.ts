@@ -17,7 +17,7 @@ import {
   DEFAULT_UPLOAD_LIMIT_BYTES,
   type EmulatorOptions,
 } from './options.js';
-import { redactUrl } from './redact.js';
+import { redactText } from '../wire/redact.js';
 import { registerGraphql } from './graphql/index.js';
 import { globalDetectionRoutes } from './routes/global-detections.js';
 import { mediaRoutes } from './routes/media.js';
@@ -106,7 +106,7 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
     app.addHook('onResponse', (request, reply, done) => {
       done();
       debug(
-        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        { method: request.method, url: redactText(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
         'request',
       );
     });
@@ -116,7 +116,7 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
     if (error instanceof EmulatorHttpError) return reply.code(error.status).send(error.body);
     const status = error.statusCode ?? 500;
     if (status < 500) return reply.code(status).send({ success: false, message: error.message });
-    logger?.error({ err: { message: error.message, stack: error.stack }, url: redactUrl(request.url) }, 'request failed');
+    logger?.error({ err: { message: error.message, stack: error.stack }, url: redactText(request.url) }, 'request failed');
     return reply.code(500).send({ success: false, message: 'Internal Server Error' });
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ success: false, message: 'Not found' }));

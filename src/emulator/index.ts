@@ -9,7 +9,7 @@ export { buildEmulatorApp, type EmulatorApp } from './app.js';
 export type { EmulatorContext } from './context.js';
 export { EmulatorOptionError } from './errors.js';
 export { EmulatorEvents, type EmulatorEventMap } from './events.js';
-export { normalizeFaults, parseFaultString, type FaultSpec, type NormalizedFaults } from './faults/spec.js';
+export { FAULT_KEYS, describeFaults, normalizeFaults, parseFaultString, type FaultSpec, type NormalizedFaults } from './faults/spec.js';
 export {
   DEFAULT_ID_OFFSET,
   DEFAULT_LABELS_FILE,

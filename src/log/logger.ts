@@ -1,18 +1,17 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { REDACTED, removeSecrets, scrubSecrets } from './scrub.js';
-import { scrubValue } from './scrub-value.js';
+import { REDACTED, redactDeep, redactText } from '../wire/redact.js';
 
 /**
  * The agent's logger: pino, JSON lines on standard output (the journal under systemd),
  * with the station token kept out of every line by three nets:
  *
  * 1. `redact` paths blank token-bearing fields by name (`token`, `headers.authorization`, ...).
- * 2. `hooks.logMethod` (and `formatters.bindings` for child loggers) scrub every string
- *    in what is logged: the message, format arguments, objects, errors with their message,
- *    stack and cause. Literal secrets become `<redacted>`, `/stations/<segment>` path
- *    segments become `/stations/<token>` (a URL may be logged before anyone knows which
- *    token is in it).
- * 3. `hooks.streamWrite` scrubs the finished line once more, for anything that reached
+ * 2. `hooks.logMethod` (and `formatters.bindings` for child loggers) redact every string
+ *    in what is logged (`src/wire/redact.ts`): the message, format arguments, objects,
+ *    errors with their message, stack and cause. Literal secrets, `/stations/<segment>`
+ *    path segments (a URL may be logged before anyone knows which token is in it), URL
+ *    userinfo and token query values all become `<redacted>`.
+ * 3. `hooks.streamWrite` redacts the finished line once more, for anything that reached
  *    the output another way (a serializer, a getter).
  */
 
@@ -64,14 +63,14 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       redact: { paths: [...LOG_REDACT_PATHS], censor: REDACTED },
       formatters: {
         level: (label) => ({ level: label }),
-        bindings: (bindings) => scrubValue(bindings, secrets) as Record<string, unknown>,
+        bindings: (bindings) => redactDeep(bindings, secrets),
       },
       hooks: {
         logMethod(args, method) {
-          const scrubbed = args.map((arg) => scrubValue(arg, secrets)) as Parameters<typeof method>;
+          const scrubbed = args.map((arg) => redactDeep(arg, secrets)) as Parameters<typeof method>;
           method.apply(this, scrubbed);
         },
-        streamWrite: (line) => scrubLine(line, secrets),
+        streamWrite: (line) => redactText(line, secrets),
       },
     },
     options.destination ?? pino.destination({ dest: 1, sync: true }),
@@ -94,9 +93,4 @@ export function addLogSecrets(logger: Logger, ...values: (string | null | undefi
   }
   if (!list) throw new Error('addLogSecrets: not a logger made by createLogger');
   for (const value of values) if (value && !list.includes(value)) list.push(value);
-}
-
-function scrubLine(line: string, secrets: readonly string[]): string {
-  if (line.includes('/stations/')) return scrubSecrets(line, secrets);
-  return secrets.length ? removeSecrets(line, secrets) : line;
 }

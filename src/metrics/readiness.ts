@@ -1,4 +1,4 @@
-import { redactUrl } from '../api/redact.js';
+import { redactText } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
 import type { Queue } from '../queue/index.js';
 import type { SnapshotSource } from './agent-metrics.js';
@@ -53,7 +53,7 @@ export function checkReadiness(queue: Queue, snapshot: SnapshotSource): Readines
 
   const pause = snap?.uploader.paused.find((p) => p.reason === 'token-rejected');
   const token: ReadinessCheck = pause
-    ? { ok: false, detail: `uploads are paused since ${new Date(pause.since).toISOString()}: ${redactUrl(pause.message)}` }
+    ? { ok: false, detail: `uploads are paused since ${new Date(pause.since).toISOString()}: ${redactText(pause.message)}` }
     : { ok: true, detail: snap ? 'the station token is not rejected' : 'no verdict yet' };
 
   const checks = { watcher, queue: queueCheck, token };

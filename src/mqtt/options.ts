@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IClientOptions } from 'mqtt';
 import { redactUrlPassword, urlPassword, type MqttConfig } from '../config/index.js';
 import { fileProblem } from '../config/secret-files.js';
-import { removeSecrets } from '../log/scrub.js';
+import { redactText } from '../wire/redact.js';
 import { MqttError } from './errors.js';
 
 /**
@@ -57,7 +57,7 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
 /** `err`'s message without the broker's secrets. */
 export function safeMessage(err: unknown, secrets: readonly string[]): string {
   const text = err instanceof Error ? err.message : String(err);
-  return removeSecrets(text, secrets);
+  return redactText(text, secrets);
 }
 
 async function readPasswordFile(file: string): Promise<string> {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
-import { redactSecrets, redactUrl } from '../api/redact.js';
+import { REDACTED, redactText, redactUrl } from '../wire/redact.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -40,13 +40,13 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export async function probeService(config: Config, options: { timeoutMs?: number } = {}): Promise<ServiceProbe> {
   const baseUrl = config.service.baseUrl;
-  const base: ServiceProbe = { checked: false, skipped: null, baseUrl, reachable: null, tokenValid: null, status: null, latencyMs: null, error: null };
+  const base: ServiceProbe = { checked: false, skipped: null, baseUrl: redactUrl(baseUrl), reachable: null, tokenValid: null, status: null, latencyMs: null, error: null };
   const token = config.service.token;
   if (!token) return { ...base, skipped: 'no station token configured (service.token, service.tokenFile or STATION_AGENT_TOKEN)' };
 
   const url = new URL(baseUrl);
   const path = `${url.pathname.replace(/\/+$/, '')}/api/v1/stations/${encodeURIComponent(token)}/stats`;
-  const shown = `GET ${redactUrl(`${url.origin}${path}`, token)}`;
+  const shown = `GET ${redactUrl(baseUrl)}/api/v1/stations/${REDACTED}/stats`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -67,12 +67,12 @@ export async function probeService(config: Config, options: { timeoutMs?: number
       tokenValid: refused ? false : null,
       status,
       latencyMs,
-      error: { code: 'ERR_HTTP_STATUS', message: redactSecrets(detail, token) },
+      error: { code: 'ERR_HTTP_STATUS', message: redactText(detail, [token]) },
     };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const message = e.code === 'ETIMEDOUT' ? `no answer within ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
-    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactSecrets(`${message} (${shown})`, token) } };
+    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactText(`${message} (${shown})`, [token]) } };
   }
 }
 

@@ -77,10 +77,16 @@ describe('station-agent queue', () => {
       expect(result.stderr).toMatch(/--state.*stuck.*pending/s);
     });
 
-    it('exits 5 naming the file when there is no queue database', async () => {
-      const result = await runCli(['queue', 'list', '--config', config], { env: { STATION_AGENT_DATA_DIR: path.join(tmp.dir, 'nowhere') } });
-      expect(result.code).toBe(5);
-      expect(result.stderr).toContain(path.join(tmp.dir, 'nowhere', 'queue.db'));
+    it('lists nothing before the first start (no queue database yet), as status shows zero counts', async () => {
+      const env = { STATION_AGENT_DATA_DIR: path.join(tmp.dir, 'nowhere') };
+      const result = await runCli(['queue', 'list', '--config', config], { env });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`the queue ${path.join(tmp.dir, 'nowhere', 'queue.db')} does not exist yet`);
+      // Changing items needs the database: exit 5 naming the file.
+      const retry = await runCli(['queue', 'retry', 'r1', '--config', config], { env });
+      expect(retry.code).toBe(5);
+      expect(retry.stderr).toContain(path.join(tmp.dir, 'nowhere', 'queue.db'));
     });
   });
 

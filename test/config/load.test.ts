@@ -149,7 +149,7 @@ describe('loadConfig: precedence and environment', () => {
     });
     expect(error.problems).toEqual([
       'station.latitude must be between -90 and 90 (got 91) (from a command-line flag)',
-      'input.format must be one of auto, results, analyzerpi (got "csv") (from STATION_AGENT_INPUT_FORMAT)',
+      'input.format must be one of auto, results, analyzerpi (got a string) (from STATION_AGENT_INPUT_FORMAT)',
       'upload.concurrency must be between 1 and 16 (got 20) (from STATION_AGENT_UPLOAD_CONCURRENCY)',
     ]);
   });
@@ -246,14 +246,14 @@ describe('loadConfig: the token', () => {
     config.service.tokenFile = tokenFile;
     const file = writeConfig(dir, config);
     expect((await loadError({ path: file, env: {} })).problems).toEqual([
-      `service.tokenFile ${tokenFile} does not exist`,
+      'service.tokenFile: the file does not exist (the path set there must name a file holding the token, not the token itself)',
     ]);
     writeFileSync(tokenFile, '\n', { mode: 0o600 });
-    expect((await loadError({ path: file, env: {} })).problems).toEqual([`service.tokenFile ${tokenFile} is empty`]);
+    expect((await loadError({ path: file, env: {} })).problems).toEqual(['service.tokenFile: the file is empty']);
     writeFileSync(tokenFile, `${TOKEN}\nsecond line\n`);
     const error = await loadError({ path: file, env: {} });
     expect(error.problems).toEqual([
-      `service.tokenFile ${tokenFile} must hold the token alone (it has white space inside)`,
+      'service.tokenFile: the file must hold the token alone (it has white space inside)',
     ]);
     expect(error.message).not.toContain(TOKEN);
   });
@@ -297,7 +297,7 @@ describe('loadConfig: the token', () => {
     const error = await loadError({ path: writeConfig(dir, config), env: { STATION_AGENT_TOKEN: `${TOKEN} x` } });
     expect(error.problems.length).toBeGreaterThan(0);
     expect(error.problems).toContain('service.token must not contain white space (from STATION_AGENT_TOKEN)');
-    expect(error.problems).toContain('upload.concurrency must be a number (got "<redacted>")');
+    expect(error.problems).toContain('upload.concurrency must be a number (got a string)');
     expect(error.message).not.toContain(TOKEN);
   });
 });

@@ -93,4 +93,16 @@ describe('admin token', () => {
     // nothing was stored or changed by the refused requests
     expect(s.emulator.store.stations.byToken(TOKEN)!.name).toBe('Garden');
   });
+
+  test('refused (403) in a GraphQL request too, in the GraphQL error shape', async () => {
+    const query = '{ stations { totalCount } }';
+    const inBody = await s.post('/graphql', { json: { query, variables: { token: ADMIN } } });
+    expect(inBody.status).toBe(403);
+    expect(inBody.body).toEqual({ errors: [{ message: 'Access denied' }] });
+    const inQuery = await s.get(`/graphql?query=${encodeURIComponent(query)}&token=${encodeURIComponent(ADMIN)}`);
+    expect(inQuery.status).toBe(403);
+    expect(inQuery.body).toEqual({ errors: [{ message: 'Access denied' }] });
+    // Without the token the same request is answered.
+    expect((await s.post('/graphql', { json: { query } })).status).toBe(200);
+  });
 });

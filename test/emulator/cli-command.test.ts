@@ -82,7 +82,7 @@ describe('station-agent emulator', () => {
     await run.stop();
     const everything = run.printed.join('') + run.logs.join('');
     expect(run.printed.join('')).toBe(run.line);
-    expect(run.logs.some((l) => l.includes('/api/v1/stations/<token>/detections'))).toBe(true);
+    expect(run.logs.some((l) => l.includes('/api/v1/stations/<redacted>/detections'))).toBe(true);
     for (const secret of ['flag-token-456', 'file-token-123', 'admin-token-789']) expect(everything).not.toContain(secret);
     await expect(fetch(`${run.url}/api/v1/species/1`)).rejects.toThrow();
   });

@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { afterEach, describe, expect, test } from 'vitest';
-import { EmulatorOptionError, normalizeFaults, parseFaultString } from '../../src/emulator/index.js';
+import { runEmulatorCommand } from '../../src/cli/commands/emulator.js';
+import { EmulatorOptionError, FAULT_KEYS, describeFaults, normalizeFaults, parseFaultString } from '../../src/emulator/index.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { makeFlac } from './flac-fixture.js';
 import { call, detectionBody, startService, TOKEN, type TestService } from './helpers.js';
 
@@ -40,13 +45,15 @@ describe('fault spec', () => {
   test('errors name the key', () => {
     const cases: [string | object, RegExp][] = [
       ['bogus=1', /"bogus"/],
-      ['5xx=1.5', /"error5xx" must be a share/],
+      ['5xx=1.5', /"5xx" must be a share/],
+      ['error5xx=0.5', /"error5xx" is not a fault key \(one of 5xx, html, 429,/],
       ['429=lots', /"429" must be a number/],
       ['drop', /"drop" needs a value/],
       ['methods=PUT', /"methods"/],
       ['paths=(', /"paths" is not a valid regular expression/],
       ['5xx=0.6,drop=0.6', /add up to at most 1/],
-      [{ latencyMs: -1 }, /"latencyMs"/],
+      [{ latencyMs: -1 }, /"latency" must be a number >= 0/],
+      [{ error5xx: 2 }, /"5xx" must be a share/],
       [{ timeOut: 0.1 }, /"timeOut" is not a fault key/],
     ];
     for (const [spec, message] of cases) {
@@ -56,7 +63,40 @@ describe('fault spec', () => {
   });
 
   test('a bad spec stops the emulator from starting', async () => {
-    await expect(startService({ faults: '5xx=2' })).rejects.toThrow(/5xx/);
+    await expect(startService({ faults: '5xx=2' })).rejects.toThrow(/"5xx" must be a share/);
+  });
+
+  test('one set of names: the parser, its messages, its echo and the table in docs/EMULATOR.md', async () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/EMULATOR.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| key (string form) | `FaultSpec` field |'));
+    const rows = [...table.slice(0, table.indexOf('\n\n')).matchAll(/^\| `([^`]+)` \| `([^`]+)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(FAULT_KEYS.map((k) => [k.key, k.field]));
+
+    // Every documented key is what the messages name, from the string form and from a FaultSpec.
+    for (const { key, field } of FAULT_KEYS) {
+      const bad = field === 'methods' ? 'PUT' : field === 'paths' ? '(' : '-1';
+      expect(() => normalizeFaults(`${key}=${bad}`)).toThrow(`fault spec: "${key}" `);
+      expect(() => normalizeFaults({ [field]: field === 'methods' ? ['PUT'] : field === 'paths' ? '(' : -1 })).toThrow(`fault spec: "${key}" `);
+    }
+
+    // The echo (what `station-agent emulator` logs) uses the documented keys and reads back the same.
+    const example = /--faults "([^"]+)"/.exec(doc)?.[1] ?? '';
+    const echo = describeFaults(normalizeFaults(example));
+    expect(echo.split(',').map((e) => e.slice(0, e.indexOf('=')))).toEqual(FAULT_KEYS.filter((k) => k.field !== 'paths').map((k) => k.key));
+    expect(normalizeFaults(echo)).toEqual(normalizeFaults(example));
+    expect(describeFaults(normalizeFaults('5xx=0.25,paths=/soundscapes'))).toContain('5xx=0.25,');
+
+    const logs: string[] = [];
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const listening = new Promise<void>((resolve) => {
+      const stdout = { write: () => resolve() } as unknown as Writable;
+      void runEmulatorCommand({ host: '127.0.0.1', port: 0, db: ':memory:', faults: '5xx=0.25,429=0.1' }, { stdout, log: { write: (l: string) => logs.push(l) }, stop: stopped });
+    });
+    await listening;
+    stop();
+    const started = logs.map((l) => JSON.parse(l) as { msg: string; faults?: string }).find((l) => l.msg === 'local service started');
+    expect(started?.faults).toMatch(/^5xx=0\.25,html=0,429=0\.1,retry-after=1,/);
   });
 });
 

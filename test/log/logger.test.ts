@@ -63,13 +63,13 @@ describe('createLogger', () => {
     const out = text();
     expect(out).not.toContain(TOKEN);
     const all = lines();
-    expect(all[0].msg).toBe('POST http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
-    expect(all[1].msg).toContain('fetching http://127.0.0.1:8080/api/v1/stations/<token>/detections');
+    expect(all[0].msg).toBe('POST http://127.0.0.1:8080/api/v1/stations/<redacted>/detections?limit=1');
+    expect(all[1].msg).toContain('fetching http://127.0.0.1:8080/api/v1/stations/<redacted>/detections');
     expect(all[1].msg).toContain('token is <redacted>');
-    expect(all[2].url).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
+    expect(all[2].url).toBe('http://127.0.0.1:8080/api/v1/stations/<redacted>/detections?limit=1');
     expect(all[2].deep.a.b[0].c).toBe('x <redacted> y');
-    expect(all[3].target).toBe('http://127.0.0.1:8080/api/v1/stations/<token>/detections?limit=1');
-    expect(all[5].path).toBe('/api/v1/stations/<token>/soundscapes');
+    expect(all[3].target).toBe('http://127.0.0.1:8080/api/v1/stations/<redacted>/detections?limit=1');
+    expect(all[5].path).toBe('/api/v1/stations/<redacted>/soundscapes');
   });
 
   it('scrubs errors: message, stack, cause and own fields, keeping their class and code', () => {
@@ -86,7 +86,7 @@ describe('createLogger', () => {
 
     expect(text()).not.toContain(TOKEN);
     const [first, second, third] = lines();
-    expect(first.msg).toBe('request to <redacted> failed (GET /api/v1/stations/<token>/stats)');
+    expect(first.msg).toBe('request to <redacted> failed (GET /api/v1/stations/<redacted>/stats)');
     expect(first.err.type).toBe('NetworkError');
     expect(first.err.code).toBe('ERR_NETWORK_BEFORE_SEND');
     expect(first.err.cause_code).toBe('ECONNREFUSED');
@@ -94,7 +94,7 @@ describe('createLogger', () => {
     expect(first.err.message).toContain('<redacted>');
     expect(second.msg).toBe('upload failed');
     expect(second.err.type).toBe('NetworkError');
-    expect(JSON.stringify(second.err)).toContain('/stations/<token>/stats');
+    expect(JSON.stringify(second.err)).toContain('/stations/<redacted>/stats');
     expect(third.err.type).toBe('AggregateError');
 
     // The caller's error is untouched.

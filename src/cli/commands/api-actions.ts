@@ -10,7 +10,8 @@ import type {
   BatBehaviorKey,
 } from '../../api/types.js';
 import { LIST_LIMIT_MAX } from '../../api/types.js';
-import { redactDeep, type ServiceClient } from '../../api/index.js';
+import type { ServiceClient } from '../../api/index.js';
+import { redactDeep } from '../../wire/redact.js';
 import { detectionColumns, detectionFields, soundscapeColumns, soundscapeFields, speciesColumns, speciesFields } from '../format/api-view.js';
 import { JsonArrayWriter } from '../format/json.js';
 import { createOutput, type Output } from '../format/output.js';
@@ -58,7 +59,7 @@ async function session(flags: ApiFlags, station: boolean, fn: (s: Session) => Pr
   const loaded = await loadCliConfig(flags);
   const { client, secrets } = await createCliClient(loaded, flags, station);
   try {
-    await fn({ client, out: createOutput(), clean: (value) => redactDeep(value, ...secrets) });
+    await fn({ client, out: createOutput(), clean: (value) => redactDeep(value, secrets) });
   } finally {
     await client.close();
   }

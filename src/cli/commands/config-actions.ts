@@ -19,7 +19,7 @@ export async function validateAction(flags: ConfigFlags): Promise<void> {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     if (flags.json) {
-      out.json({ valid: false, file: err.file, problems: err.problems, warnings: [] });
+      out.json({ valid: false, file: err.file, problems: err.problems, warnings: [], error: { code: err.code, message: err.message } });
     } else {
       out.note(`${out.errStyle.red('invalid')} configuration (${err.file ?? 'no config file'}):`);
       for (const p of err.problems) out.note(`  ${p}`);

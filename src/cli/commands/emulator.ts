@@ -38,7 +38,7 @@ export interface EmulatorCommandIo {
  * the service is closed.
  */
 export async function runEmulatorCommand(flags: EmulatorFlags, io: EmulatorCommandIo): Promise<void> {
-  const [{ startEmulator }, { createLogger }, { pino }] = await Promise.all([
+  const [{ startEmulator, describeFaults, normalizeFaults }, { createLogger }, { pino }] = await Promise.all([
     import('../../emulator/index.js'),
     import('../../log/index.js'),
     import('pino'),
@@ -66,7 +66,9 @@ export async function runEmulatorCommand(flags: EmulatorFlags, io: EmulatorComma
   });
   const stations = emulator.store.stations.all().length;
   const species = emulator.store.species.count();
-  logger.info({ db: flags.db, stations, species, faults: flags.faults ?? null }, 'local service started');
+  // The faults as the service reads them, in the documented key names (docs/EMULATOR.md).
+  const faults = flags.faults ? describeFaults(normalizeFaults(flags.faults)) : null;
+  logger.info({ db: flags.db, stations, species, faults }, 'local service started');
   io.stdout.write(`listening on ${emulator.url}\n`);
   await io.stop;
   logger.info('stopping');

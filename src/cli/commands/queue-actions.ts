@@ -24,12 +24,24 @@ import { CommandFailure, UsageError } from './support/errors.js';
 import { loadCliConfig, openExistingQueue } from './support/context.js';
 import type { QueueFlags } from './queue.js';
 import { QueueError } from '../../queue/errors.js';
+import { queueDbPath, queueExists } from '../../status/queue-file.js';
 
 /** The actions of `station-agent queue ...`, loaded only when one runs. */
 
-async function withQueue<T>(flags: QueueFlags, fn: (q: Queue, out: Output) => Promise<T> | T): Promise<T> {
+/**
+ * Runs `fn` on the queue of the config's dataDir. Where the queue does not exist yet
+ * (before the daemon's first start) and the command has an answer for that (`ifMissing`:
+ * an empty list, no such item), that answer is given instead of exit 5.
+ */
+async function withQueue<T>(
+  flags: QueueFlags,
+  fn: (q: Queue, out: Output) => Promise<T> | T,
+  ifMissing?: (out: Output, file: string) => T,
+): Promise<T> {
   const loaded = await loadCliConfig(flags);
-  const q = await openExistingQueue(loaded.config.dataDir);
+  const { dataDir } = loaded.config;
+  if (ifMissing && !queueExists(dataDir)) return ifMissing(createOutput(), queueDbPath(dataDir));
+  const q = await openExistingQueue(dataDir);
   try {
     return await fn(q, createOutput());
   } finally {
@@ -51,29 +63,40 @@ function parseIds(ids: readonly string[], flags: QueueFlags): ItemRef[] {
 
 export async function listAction(flags: QueueFlags): Promise<void> {
   if (flags.after !== undefined) parseIds([flags.after], flags);
-  await withQueue(flags, (q, out) => {
-    const page = listItems(q, {
-      limit: flags.limit ?? 50,
-      ...(flags.state ? { state: flags.state as QueueItem['state'] } : {}),
-      ...(flags.kind ? { kind: toQueueKind(flags.kind) } : {}),
-      ...(flags.after ? { afterId: flags.after } : {}),
-      ...(flags.held ? { held: flags.held } : {}),
-    });
+  const print = (out: Output, page: { items: QueueItem[]; next: string | null }, empty = 'no items match') => {
     if (flags.json) {
       out.json({ items: page.items.map(itemJson), next: page.next });
       return;
     }
     if (page.items.length === 0) {
-      out.note('no items match');
+      out.note(empty);
       return;
     }
     out.lines(renderTable(queueListColumns(out.style), page.items, out.style.dim));
     if (page.next) out.note(`more items: add --after ${page.next}`);
-  });
+  };
+  await withQueue(
+    flags,
+    (q, out) => {
+      const page = listItems(q, {
+        limit: flags.limit ?? 50,
+        ...(flags.state ? { state: flags.state as QueueItem['state'] } : {}),
+        ...(flags.kind ? { kind: toQueueKind(flags.kind) } : {}),
+        ...(flags.after ? { afterId: flags.after } : {}),
+        ...(flags.held ? { held: flags.held } : {}),
+      });
+      print(out, page);
+    },
+    // Before the daemon's first start the queue is empty, as `status` says, not broken.
+    (out, file) => print(out, { items: [], next: null }, `no items: the queue ${file} does not exist yet (the daemon creates it on its first start)`),
+  );
 }
 
 export async function showAction(id: string, flags: QueueFlags): Promise<void> {
   const ref = parseIds([id], flags)[0];
+  const missing = (_out: Output, file: string): never => {
+    throw new CommandFailure(`no ${toCliKind(ref.kind)} ${id}: the queue ${file} does not exist yet (the daemon creates it on its first start)`);
+  };
   await withQueue(flags, async (q, out) => {
     const item = getItem(q, ref.kind, ref.id);
     if (!item) throw new CommandFailure(`no ${toCliKind(ref.kind)} ${id} in the queue ${q.path}`);
@@ -89,7 +112,7 @@ export async function showAction(id: string, flags: QueueFlags): Promise<void> {
       return;
     }
     out.lines(renderItem(item, files, recording, out.style));
-  });
+  }, missing);
 }
 
 async function fileFact(role: string, file: string): Promise<FileFact> {

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { CLI_KINDS } from '../format/queue-view.js';
 import { configOption, examples, integerIn, jsonOption } from './support/options.js';
 
 /**
@@ -8,7 +9,6 @@ import { configOption, examples, integerIn, jsonOption } from './support/options
  */
 
 const STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'];
-const KINDS = ['soundscape', 'detection'];
 
 export interface QueueFlags {
   config?: string;
@@ -24,7 +24,7 @@ export interface QueueFlags {
 }
 
 function kindOption(what: string): Option {
-  return new Option('--kind <kind>', what).choices(KINDS);
+  return new Option('--kind <kind>', what).choices(CLI_KINDS);
 }
 
 export function registerQueueCommand(program: Command): void {

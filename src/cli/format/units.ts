@@ -44,14 +44,6 @@ export function isoOrNull(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 }
 
-/** `2025-05-01T06:00:00.000Z (3m 10s ago)` */
-export function formatInstant(ms: number | null | undefined, now = Date.now()): string {
-  const iso = isoOrNull(ms);
-  if (iso === null) return '-';
-  const age = now - (ms as number);
-  return age >= 0 ? `${iso} (${formatDuration(age)} ago)` : `${iso} (in ${formatDuration(-age)})`;
-}
-
 /** A 0..1 value as a fixed-width fraction, e.g. `0.912`. */
 export function formatScore(value: number | null | undefined, digits = 3): string {
   return value === null || value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(digits);

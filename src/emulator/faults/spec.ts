@@ -39,28 +39,33 @@ export interface NormalizedFaults {
   paths: RegExp | undefined;
 }
 
-/** Keys of the CLI string form and the FaultSpec field each sets. */
-const STRING_KEYS: Record<string, keyof FaultSpec> = {
-  '5xx': 'error5xx',
-  error5xx: 'error5xx',
-  html: 'html',
-  '429': 'rate429',
-  rate429: 'rate429',
-  'retry-after': 'retryAfterSec',
-  retryAfterSec: 'retryAfterSec',
-  latency: 'latencyMs',
-  latencyMs: 'latencyMs',
-  timeout: 'timeout',
-  drop: 'drop',
-  methods: 'methods',
-  paths: 'paths',
-};
+/**
+ * The fault keys: the CLI string form (`5xx=0.1`) and the `FaultSpec` field each sets.
+ * One table for the parser, its error messages, `describeFaults` (the echo) and the
+ * table in docs/EMULATOR.md (a test holds them together). Messages always name the
+ * string-form key, as the docs do.
+ */
+export const FAULT_KEYS = [
+  { key: '5xx', field: 'error5xx' },
+  { key: 'html', field: 'html' },
+  { key: '429', field: 'rate429' },
+  { key: 'retry-after', field: 'retryAfterSec' },
+  { key: 'latency', field: 'latencyMs' },
+  { key: 'timeout', field: 'timeout' },
+  { key: 'drop', field: 'drop' },
+  { key: 'methods', field: 'methods' },
+  { key: 'paths', field: 'paths' },
+] as const satisfies readonly { key: string; field: keyof FaultSpec }[];
+
+const FIELD_OF = new Map<string, keyof FaultSpec>(FAULT_KEYS.map((k) => [k.key, k.field]));
+const KEY_OF = new Map<string, string>(FAULT_KEYS.map((k) => [k.field, k.key]));
 
 const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop'] as const;
 const METHODS = ['GET', 'POST'] as const;
 
-function fail(key: string, message: string): never {
-  throw new EmulatorOptionError(`fault spec: "${key}" ${message}`);
+/** `field` is a FaultSpec field or a string-form key; the message names the string-form key. */
+function fail(field: string, message: string): never {
+  throw new EmulatorOptionError(`fault spec: "${KEY_OF.get(field) ?? field}" ${message}`);
 }
 
 /**
@@ -76,8 +81,10 @@ export function parseFaultString(text: string): FaultSpec {
     const eq = entry.indexOf('=');
     const key = (eq < 0 ? entry : entry.slice(0, eq)).trim();
     const value = eq < 0 ? '' : entry.slice(eq + 1).trim();
-    const field = STRING_KEYS[key];
-    if (!field) fail(key, `is not a fault key (one of ${Object.keys(STRING_KEYS).join(', ')})`);
+    const field = FIELD_OF.get(key);
+    if (!field) {
+      throw new EmulatorOptionError(`fault spec: "${key}" is not a fault key (one of ${FAULT_KEYS.map((k) => k.key).join(', ')})`);
+    }
     if (value === '') fail(key, 'needs a value (key=value)');
     if (field === 'methods') spec.methods = value.split(/[+|/]/).map((m) => m.trim().toUpperCase());
     else if (field === 'paths') spec.paths = value;
@@ -90,11 +97,22 @@ export function parseFaultString(text: string): FaultSpec {
   return spec;
 }
 
+/** The string form of a validated spec, every key with its value (defaults included): what the emulator logs. */
+export function describeFaults(faults: NormalizedFaults): string {
+  return FAULT_KEYS.flatMap(({ key, field }) => {
+    if (field === 'methods') return [`${key}=${[...faults.methods].join('+')}`];
+    if (field === 'paths') return faults.paths ? [`${key}=${faults.paths.source}`] : [];
+    return [`${key}=${faults[field]}`];
+  }).join(',');
+}
+
 /** Validates a spec (string or object) and fills in defaults; throws EmulatorOptionError naming the key. */
 export function normalizeFaults(input: string | FaultSpec): NormalizedFaults {
   const spec = typeof input === 'string' ? parseFaultString(input) : input;
   for (const key of Object.keys(spec)) {
-    if (!Object.values(STRING_KEYS).includes(key as keyof FaultSpec)) fail(key, 'is not a fault key');
+    if (!KEY_OF.has(key)) {
+      throw new EmulatorOptionError(`fault spec: "${key}" is not a fault key (one of ${FAULT_KEYS.map((k) => k.field).join(', ')})`);
+    }
   }
   for (const key of SHARES) {
     const value = spec[key];

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type GraphQLSchema } from './graphql-js.js';
 import type { EmulatorContext } from '../context.js';
+import { EmulatorHttpError } from '../http-errors.js';
 import { baseUrlOf, createGqlContext } from './context.js';
 import { executePrepared, formatError, prepareOperation, type GraphqlRequest } from './execute.js';
 
@@ -32,7 +33,9 @@ export async function graphqlHttpRoutes(app: FastifyInstance, emulator: Emulator
 
   await app.register((scope, _options, done) => {
     // JSON syntax errors and the like, in the GraphQL error shape instead of the REST one.
+    // The app's own refusals keep their status: the admin token in the URL or the body is 403 here too.
     scope.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+      if (error instanceof EmulatorHttpError) return reply.code(error.status).send({ errors: [{ message: error.message }] });
       const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
       return reply.code(status).send({ errors: [{ message: status === 500 ? 'Internal server error' : error.message }] });
     });

@@ -5,7 +5,8 @@ import { result, type CheckResult } from './types.js';
 /** Service reachable and token accepted, from one probe. */
 export async function serviceChecks(config: Config, timeoutMs: number): Promise<CheckResult[]> {
   const p = await probeService(config, { timeoutMs });
-  const url = config.service.baseUrl;
+  // Already reduced to scheme, host and port by the probe (a token pasted into the URL stays hidden).
+  const url = p.baseUrl;
   if (!p.checked) {
     return [
       result('service', 'service reachable', 'skip', `not checked: ${p.skipped ?? ''}`),

@@ -34,13 +34,6 @@ export async function openExistingQueue(dataDir: string): Promise<Queue> {
   return openQueue(file);
 }
 
-/** Opens (creating when needed) the queue of `dataDir`, for commands that add to it (ingest). */
-export async function openOrCreateQueue(dataDir: string): Promise<Queue> {
-  refuseRootInForeignDataDir(dataDir);
-  const { openQueue } = await import('../../../queue/index.js');
-  return openQueue(queueDbPath(dataDir));
-}
-
 /**
  * `sudo station-agent ingest ...` would create the queue's files (and its WAL/SHM
  * companions, even for a read) owned by root in a folder the service's user owns,

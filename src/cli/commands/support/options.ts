@@ -52,14 +52,6 @@ export function isoDate(value: string): string {
   return v;
 }
 
-/** Parser of `true`/`false` for options that map to a boolean query parameter. */
-export function booleanWord(value: string): boolean {
-  const v = value.trim().toLowerCase();
-  if (v === 'true' || v === 'yes' || v === '1') return true;
-  if (v === 'false' || v === 'no' || v === '0') return false;
-  throw new InvalidArgumentError(`expected true or false, got "${value}".`);
-}
-
 /** `Examples:` block for `addHelpText('after', ...)`, followed by the documented exit codes. */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n${EXIT_CODES_HELP}\n`;

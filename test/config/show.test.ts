@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { redactConfig } from '../../src/config/redact.js';
+import { redactConfig } from '../../src/config/show.js';
 import { minimalConfig } from './config-files.js';
 
 describe('redactConfig', () => {
@@ -18,7 +18,19 @@ describe('redactConfig', () => {
     expect(redactConfig(withFile).service).toMatchObject({ token: '<redacted>', tokenFile: '/etc/station-agent/token' });
   });
 
-  it('leaves a config without token as it is', () => {
+  it('shows only scheme, host and port of the service URLs (a token pasted there stays hidden)', () => {
+    const input = minimalConfig();
+    input.service.baseUrl = 'https://user:tok-in-url@svc.example/tok-in-path';
+    const shown = redactConfig(parseConfig(input));
+    expect(shown.service.baseUrl).toBe('https://<redacted>@svc.example/<redacted>');
+    // The default GraphQL URL keeps its documented /graphql after the reduced base URL.
+    expect(shown.service.graphqlUrl).toBe('https://<redacted>@svc.example/<redacted>/graphql');
+    expect(JSON.stringify(shown)).not.toContain('tok-in');
+    const own = redactConfig(parseConfig({ ...input, service: { ...input.service, graphqlUrl: 'https://gql.example/q?key=tok-in-query' } }));
+    expect(own.service.graphqlUrl).toBe('https://gql.example/<redacted>?<redacted>');
+  });
+
+  it('leaves a config without token or URL path as it is', () => {
     const config = parseConfig(minimalConfig());
     expect(redactConfig(config)).toEqual(config);
   });

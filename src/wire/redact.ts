@@ -1,0 +1,160 @@
+/**
+ * Token redaction: the one definition, used by the API client, the logger, the config,
+ * the CLI and the local service. It imports nothing but the language itself, so the
+ * local service (its own package) can share it.
+ *
+ * The station token is the station's password and travels in the URL path
+ * (`{base_url}/api/v1/stations/{token}/...`). Text that may end up in an error message,
+ * a log line or `--json` output goes through `redactText`; a configured URL that is
+ * printed (status, doctor, config show) goes through `redactUrl`. Every replacement
+ * is the one placeholder `REDACTED`.
+ */
+
+export const REDACTED = '<redacted>';
+
+/** Secrets as callers hold them: absent ones are ignored. */
+export type Secrets = readonly (string | null | undefined)[];
+
+/** `/stations/<segment>`: the token's place in a station path, whatever token it holds. */
+const STATION_SEGMENT = /(\/stations\/)[^/?#\s"'<>\\]+/g;
+/** `scheme://user:password@`: credentials in a URL. */
+const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/?#\s"'<>@]+@/gi;
+/** Query parameters that carry credentials by name (`?token=`, `&access_token=`, `?key=`). */
+const SECRET_QUERY = /([?&](?:[\w-]*token|auth|key|password|secret)=)[^&#\s"'<>]*/gi;
+
+/**
+ * `text` with every secret (literal and URL-encoded) and every credential-shaped part
+ * of a URL (station path segment, userinfo, token query values) replaced by `REDACTED`.
+ * Works on URLs, `METHOD /path` lines and free text; already redacted text stays as it is.
+ *
+ * @example redactText('GET https://svc/api/v1/stations/abc123/stats?limit=5')
+ *   // 'GET https://svc/api/v1/stations/<redacted>/stats?limit=5'
+ */
+export function redactText(text: string, secrets: Secrets = []): string {
+  let out = text;
+  // Known secrets first: a token may hold a `/`, which the segment pattern would cut in two.
+  for (const secret of expandSecrets(secrets)) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  if (out.includes('/stations/')) out = out.replace(STATION_SEGMENT, `$1${REDACTED}`);
+  if (out.includes('@')) out = out.replace(USERINFO, `$1${REDACTED}@`);
+  if (out.includes('=')) out = out.replace(SECRET_QUERY, `$1${REDACTED}`);
+  return out;
+}
+
+/**
+ * A configured URL (`service.baseUrl`, `service.graphqlUrl`) as it may be printed:
+ * scheme, host and port only; userinfo, path, query and fragment each become
+ * `REDACTED`, since a token pasted into the URL lands in one of them. Text that is not
+ * a URL is redacted whole.
+ *
+ * @example redactUrl('https://user:pw@svc.example/abc123?t=1') // 'https://<redacted>@svc.example/<redacted>?<redacted>'
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return REDACTED;
+  }
+  const userinfo = parsed.username || parsed.password ? `${REDACTED}@` : '';
+  const path = parsed.pathname && parsed.pathname !== '/' ? `/${REDACTED}` : '';
+  const query = parsed.search ? `?${REDACTED}` : '';
+  const fragment = parsed.hash ? `#${REDACTED}` : '';
+  return `${parsed.protocol}//${userinfo}${parsed.host}${path}${query}${fragment}`;
+}
+
+const MAX_DEPTH = 12;
+
+/**
+ * A copy of any value with every string (object keys included) passed through
+ * `redactText`: for server bodies that may echo the token back and for everything the
+ * logger writes. The caller's objects are never changed.
+ *
+ * Errors stay errors: the copy has the same prototype (so `instanceof` and the class
+ * name still work), with message, stack, cause and own fields redacted. Buffers become
+ * a short summary; cycles and depth are bounded.
+ */
+export function redactDeep<T>(value: T, secrets: Secrets = []): T {
+  return copy(value, secrets, new WeakMap(), 0) as T;
+}
+
+function copy(value: unknown, secrets: Secrets, seen: WeakMap<object, unknown>, depth: number): unknown {
+  if (typeof value === 'string') return redactText(value, secrets);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return seen.get(value);
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  const next = (v: unknown) => copy(v, secrets, seen, depth + 1);
+
+  if (value instanceof Error) return copyError(value, seen, next);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    seen.set(value, out);
+    for (const item of value) out.push(next(item));
+    return out;
+  }
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.constructor.name} ${value.byteLength} bytes]`;
+  // URL, Date and other classes that serialize themselves: redact what JSON would print.
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return next((value as { toJSON: () => unknown }).toJSON());
+  }
+  const out: Record<string, unknown> = {};
+  seen.set(value, out);
+  for (const [key, item] of Object.entries(value)) out[redactText(key, secrets)] = next(item);
+  return out;
+}
+
+function copyError(err: Error, seen: WeakMap<object, unknown>, next: (v: unknown) => unknown): Error {
+  const out = Object.create(Object.getPrototypeOf(err) as object | null) as Error;
+  seen.set(err, out);
+  for (const key of Object.getOwnPropertyNames(err)) {
+    const descriptor = Object.getOwnPropertyDescriptor(err, key);
+    // `stack` may be an accessor (newer V8): read it through the getter, store the text.
+    const raw: unknown = descriptor && 'value' in descriptor ? descriptor.value : (err as unknown as Record<string, unknown>)[key];
+    Object.defineProperty(out, key, {
+      value: next(raw),
+      enumerable: descriptor?.enumerable ?? false,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** Non-empty secrets and their URL-encoded forms, longest first (a secret inside another goes second). */
+function expandSecrets(secrets: Secrets): string[] {
+  const all = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret) continue;
+    all.add(secret);
+    all.add(encodeURIComponent(secret));
+  }
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/** The password in a URL's userinfo (decoded), or null; never throws. Added to the secrets of a process that uses such a URL. */
+export function urlPassword(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const password = new URL(url).password;
+    return password ? decodeURIComponent(password) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `url` with the password of its userinfo replaced by the placeholder, the user name kept
+ * (an MQTT broker URL, shown so the operator sees which broker and account); a URL that
+ * does not parse is replaced whole: it cannot be told apart from a secret.
+ */
+export function redactUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = 'REDACTED';
+    return parsed.toString().replace(':REDACTED@', `:${REDACTED}@`);
+  } catch {
+    return REDACTED;
+  }
+}

@@ -1,0 +1,161 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { CLI_MAIN, buildCli, runCli, type CliResult } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+
+/**
+ * A tired operator pastes the station token into the wrong place: the token file's
+ * path, the base URL (userinfo, path, query), a misspelt environment variable, a key
+ * that is no secret. Whatever they did, no command prints the token (its output reaches
+ * the journal), and the message still names the key or variable to fix.
+ */
+
+const LEAK = 'TOKN-leak-7c41e9d2b8a6';
+const REAL = 'token-leaks-real-token-31d7';
+
+interface Case {
+  name: string;
+  /** The config file's content, given the local service's URL. */
+  config: (url: string) => Record<string, unknown>;
+  env?: Record<string, string>;
+  /** Named in the output of the commands that report the mistake. */
+  names: string;
+  /** Commands that report the mistake (and so must name it); the others only must not leak. */
+  reportedBy: readonly string[];
+}
+
+const ALL = ['config validate', 'config validate --json', 'status', 'status --json', 'doctor', 'config show', 'run'];
+const CONFIG_ERROR = ALL.filter((c) => c !== 'doctor');
+
+const CASES: Case[] = [
+  {
+    name: 'the token as service.tokenFile',
+    config: (url) => ({ service: { baseUrl: url, tokenFile: LEAK } }),
+    names: 'service.tokenFile',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+  {
+    name: 'the token in service.baseUrl userinfo',
+    config: (url) => ({ service: { baseUrl: url.replace('://', `://station:${LEAK}@`), token: REAL } }),
+    names: '<redacted>@',
+    reportedBy: ['status', 'status --json', 'doctor', 'config show'],
+  },
+  {
+    name: 'the token as service.baseUrl path',
+    config: (url) => ({ service: { baseUrl: `${url}/${LEAK}`, token: REAL } }),
+    names: '/<redacted>',
+    reportedBy: ['status', 'status --json', 'doctor', 'config show'],
+  },
+  {
+    name: 'the token in service.baseUrl query',
+    config: (url) => ({ service: { baseUrl: `${url}/?token=${LEAK}`, token: REAL } }),
+    names: 'service.baseUrl',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+  {
+    name: 'the token in a misspelt environment variable',
+    config: (url) => ({ service: { baseUrl: url } }),
+    env: { STATION_AGENT_SERVICE_TOKN: LEAK },
+    names: 'STATION_AGENT_SERVICE_TOKN',
+    reportedBy: ['config validate', 'config validate --json', 'doctor', 'config show'],
+  },
+  {
+    name: 'the token in a key that is no secret (file)',
+    config: (url) => ({ service: { baseUrl: url, token: REAL }, input: { format: LEAK } }),
+    names: 'input.format',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+  {
+    name: 'the token in a key that is no secret (environment)',
+    config: (url) => ({ service: { baseUrl: url, token: REAL } }),
+    env: { STATION_AGENT_LOG_LEVEL: LEAK },
+    names: 'log.level',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+];
+
+describe('a token pasted into the wrong place is never printed', () => {
+  let service: RunningEmulator;
+  let tmp: ReturnType<typeof tempDir>;
+
+  beforeAll(async () => {
+    await buildCli();
+    service = await startEmulator({ tokens: [REAL] });
+    tmp = tempDir('cli-token-leaks-');
+  }, 180_000);
+
+  afterAll(async () => {
+    await service?.close();
+    tmp?.cleanup();
+  });
+
+  describe.each(CASES)('$name', (c) => {
+    let config: string;
+    beforeAll(() => {
+      const dir = path.join(tmp.dir, c.name.replace(/\W+/g, '-'));
+      mkdirSync(path.join(dir, 'in'), { recursive: true });
+      const content = {
+        station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' },
+        input: { dir: 'in' },
+        dataDir: 'data',
+        ...c.config(service.url),
+      };
+      content.input = { dir: 'in', ...(content.input as object) };
+      config = path.join(dir, 'config.json');
+      writeFileSync(config, JSON.stringify(content), { mode: 0o600 });
+    });
+
+    it.each(ALL)('%s', async (command) => {
+      const args = [...command.split(' '), '--config', config];
+      const result = command === 'run' ? await runBriefly(args, c.env ?? {}) : await runCli(args, { env: c.env ?? {}, timeoutMs: 60_000 });
+      const output = result.stdout + result.stderr;
+      expect(output, output).not.toContain(LEAK);
+      expect(output, output).not.toContain(encodeURIComponent(LEAK));
+      if (c.reportedBy.includes(command)) expect(output, output).toContain(c.names);
+    }, 90_000);
+  });
+});
+
+/**
+ * `station-agent run` until it reports itself running (or stops on its own), then SIGTERM:
+ * what it printed on the way is what the journal would hold.
+ */
+function runBriefly(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'UTC', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let stopping = false;
+    // Running, and the start-up's first requests to the service (config sync) answered or failed.
+    const settled = () => stdout.includes('station-agent running') && /station record|station settings|config sync|HTTP \d{3}|paused/i.test(stdout);
+    const check = () => {
+      if (!stopping && settled()) {
+        stopping = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      check();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`run did not settle within 60 s\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}

@@ -20,4 +20,4 @@ export { REDACTED, redactDeep, redactPath, redactSecrets, redactUrl } from './re
 export { buildQuery } from './query.js';
 export { parseRetryAfter } from './response.js';
 export { toId, toNumber } from './normalize.js';
-export * from './types.js';
+export * from '../wire/types.js';

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { CONFIG_RANGES } from '../api/types.js';
+import { CONFIG_RANGES } from '../wire/types.js';
 
 /**
  * The configuration schema: the single source of truth that validates the config,

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
-import type { StationConfigRecord } from '../api/types.js';
+import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
 import { queueDbPath, queueExists } from './queue-file.js';
 import type { ServiceProbe } from './probe.js';

@@ -3,7 +3,7 @@ import type {
   PostDetectionBody,
   Soundscape,
   StatsResponse,
-} from '../api/types.js';
+} from '../wire/types.js';
 import type { ReconcileApi } from './reconcile.js';
 
 /**

@@ -1,8 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/** A workspace package's entry as source: tests run the TypeScript, not a build that may be stale. */
+const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@station-agent\/emulator$/, replacement: source('./emulator/src/index.ts') },
+      { find: /^@station-agent\/demo$/, replacement: source('./demo/src/index.ts') },
+    ],
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    // The agent's tests, then each package's own (emulator, demo) and the benchmark's.
+    include: ['test/**/*.test.ts', 'emulator/test/**/*.test.ts', 'demo/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from './api/index.js';
-import type { ConfigUpdateBody } from './api/types.js';
+import type { ConfigUpdateBody } from './wire/types.js';
 import { EncodeStage } from './audio/encode-stage.js';
 import { createFlacEncoder, type FlacEncoder } from './audio/flac-encoder.js';
 import { loadConfig, requireToken, type Config, type LoadConfigOptions } from './config/index.js';

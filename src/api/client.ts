@@ -29,7 +29,7 @@ import type {
   StationConfigRecord,
   StatsQuery,
   StatsResponse,
-} from './types.js';
+} from '../wire/types.js';
 
 /**
  * The typed REST V1 client: one method per endpoint of the service interface

@@ -19,4 +19,4 @@ export type { ApiErrorCode, HttpErrorDetails } from './errors.js';
 export { buildQuery } from './query.js';
 export { parseRetryAfter } from './response.js';
 export { toId, toNumber } from './normalize.js';
-export * from './types.js';
+export * from '../wire/types.js';

@@ -6,7 +6,7 @@ import type {
   Species,
   StationConfigRecord,
   StationSpeciesSummary,
-} from './types.js';
+} from '../wire/types.js';
 import { isObject } from './response.js';
 
 /**

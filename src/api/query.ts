@@ -5,7 +5,7 @@
  * skipped, never sent as empty strings.
  */
 
-import type { DetectionListQuery, SoundscapeListQuery, SpeciesListQuery, StatsQuery } from './types.js';
+import type { DetectionListQuery, SoundscapeListQuery, SpeciesListQuery, StatsQuery } from '../wire/types.js';
 
 export type QueryValue = string | number | boolean | ReadonlyArray<string | number> | null | undefined;
 

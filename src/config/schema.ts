@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
-import { CONFIG_RANGES } from '../api/types.js';
+import { CONFIG_RANGES } from '../wire/types.js';
 import { parseTimeRange } from './time-range.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { StationConfigRecord } from '../api/types.js';
+import type { StationConfigRecord } from '../wire/types.js';
 import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
 

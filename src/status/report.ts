@@ -1,7 +1,7 @@
 import { redactUrlPassword, type Config } from '../config/index.js';
 import type { PauseState, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
-import type { StationConfigRecord } from '../api/types.js';
+import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
 import type { BudgetDay } from '../upload/data-budget.js';
 import { LinkPolicy } from '../upload/link-policy.js';

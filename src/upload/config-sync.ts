@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { ConfigUpdateBody, StationConfigRecord } from '../api/types.js';
-import { CONFIG_RANGES } from '../api/types.js';
+import type { ConfigUpdateBody, StationConfigRecord } from '../wire/types.js';
+import { CONFIG_RANGES } from '../wire/types.js';
 import { errorMessage } from '../errors.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { decide } from './decide.js';

@@ -4,7 +4,7 @@ import type {
   PostDetectionBody,
   Soundscape,
   StatsResponse,
-} from '../api/types.js';
+} from '../wire/types.js';
 import type { ReconcileApi } from './reconcile.js';
 
 /**

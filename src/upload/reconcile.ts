@@ -1,4 +1,4 @@
-import type { Detection, DetectionListQuery, DetectionListResponse, Soundscape, SoundscapeListQuery, SoundscapeListResponse, SpeciesLookupResponse } from '../api/types.js';
+import type { Detection, DetectionListQuery, DetectionListResponse, Soundscape, SoundscapeListQuery, SoundscapeListResponse, SpeciesLookupResponse } from '../wire/types.js';
 
 /**
  * Reconciliation of outcome-unknown uploads. When a request timed out or the

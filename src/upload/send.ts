@@ -1,4 +1,4 @@
-import type { PostDetectionBody } from '../api/types.js';
+import type { PostDetectionBody } from '../wire/types.js';
 import type { UploadApi } from './ports.js';
 import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
 import type { UploadQueue } from './upload-queue.js';

@@ -4,8 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import type { ServiceClient } from '../../src/api/client.js';
 import { HttpStatusError, OutcomeUnknownError } from '../../src/api/errors.js';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from '@station-agent/emulator';
+import type { RunningEmulator } from '@station-agent/emulator';
 import { tempDir } from '../helpers/paths.js';
 import { expectNoSecret } from './test-server.js';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { CLI_MAIN, buildCli, runCli, writeCliConfig, type CliResult } from '../helpers/cli.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import { fail, openTestQueue, seed } from './seed.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { CLI_MAIN, buildCli, runCli, type CliResult } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_RANGES } from '../../src/api/types.js';
+import { CONFIG_RANGES } from '../../src/wire/types.js';
 import { validateStationSettings } from '../../src/config/station-settings.js';
 
 describe('validateStationSettings', () => {

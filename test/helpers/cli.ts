@@ -5,7 +5,7 @@ import { REPO_ROOT } from './paths.js';
 
 /**
  * Runs the real CLI as a process: `node dist/cli/main.js ...`, after compiling the
- * project once per test run. Processes are started asynchronously (never
+ * project (the agent and its development packages) once per test run. Processes are started asynchronously (never
  * spawnSync): the local service the CLI talks to runs in the test's own process.
  */
 
@@ -29,28 +29,40 @@ export interface RunCliOptions {
   timeoutMs?: number;
 }
 
-/** Compiles `src` into `dist` unless the last build is newer than every source file. Safe across parallel test workers. */
+/**
+ * What `npm run build` compiles: the agent (`dist/`, what the CLI runs), then the local
+ * service and the demo (their own packages, which `station-agent emulator` and `demo`
+ * load), then the benchmark; and the source folders each build reads.
+ */
+const BUILDS = ['tsconfig.build.json', 'emulator/tsconfig.build.json', 'demo/tsconfig.build.json', 'bench/tsconfig.build.json'];
+const SOURCES = ['src', 'emulator/src', 'demo/src', 'bench/src'];
+
+/** Compiles the project (every build above) unless the last build is newer than every source file. Safe across parallel test workers. */
 export async function buildCli(): Promise<void> {
   mkdirSync(path.dirname(LOCK), { recursive: true });
   await acquireLock();
   try {
     if (existsSync(CLI_MAIN) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= newestSource()) return;
-    const result = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-        { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
-      );
-    });
-    if (result.code !== 0) {
-      // Type errors still emit JavaScript; files of work in progress elsewhere must not block these tests.
-      if (!existsSync(CLI_MAIN)) throw new Error(`tsc -p tsconfig.build.json failed:\n${result.output}`);
-      console.warn(`tsc -p tsconfig.build.json reported errors (JavaScript was emitted):\n${result.output.slice(0, 4000)}`);
-    }
+    for (const project of BUILDS) await compile(project);
     writeFileSync(STAMP, new Date().toISOString());
   } finally {
     rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+async function compile(project: string): Promise<void> {
+  const result = await new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project],
+      { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+    );
+  });
+  if (result.code !== 0) {
+    // Type errors still emit JavaScript; files of work in progress elsewhere must not block these tests.
+    if (!existsSync(CLI_MAIN)) throw new Error(`tsc -p ${project} failed:\n${result.output}`);
+    console.warn(`tsc -p ${project} reported errors (JavaScript was emitted):\n${result.output.slice(0, 4000)}`);
   }
 }
 
@@ -153,7 +165,7 @@ function newestSource(): number {
       else newest = Math.max(newest, statSync(full).mtimeMs);
     }
   };
-  walk(path.join(REPO_ROOT, 'src'));
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) newest = Math.max(newest, statSync(path.join(REPO_ROOT, f)).mtimeMs);
+  for (const dir of SOURCES) walk(path.join(REPO_ROOT, dir));
+  for (const f of ['tsconfig.json', ...BUILDS, 'package.json']) newest = Math.max(newest, statSync(path.join(REPO_ROOT, f)).mtimeMs);
   return newest;
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_LABELS_FILE, writeSampleFolder } from '../../src/demo/sample-data.js';
-import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../src/demo/sample-plan.js';
+import { DEMO_LABELS_FILE, writeSampleFolder } from '../../demo/src/sample-data.js';
+import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../demo/src/sample-plan.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { parseSamples, valueOf } from './prometheus-text.js';
 

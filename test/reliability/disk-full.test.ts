@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '@station-agent/emulator';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
 import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';

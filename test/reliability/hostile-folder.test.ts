@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '@station-agent/emulator';
 import { TOKEN } from '../helpers/agent-world.js';
 import { buildCli, parseJson, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator } from '@station-agent/emulator';
 import { createAgentWorld, REAL_LABELS, type AgentWorld } from '../helpers/agent-world.js';
 import { tempDir } from '../helpers/paths.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';

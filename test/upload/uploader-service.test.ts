@@ -119,7 +119,7 @@ describe('uploader against the local service', () => {
 
 describe('uploader fairness', () => {
   it('does not hold back the detections of a new recording behind a backlog of soundscapes', async () => {
-    const { makeFlac } = await import('../emulator/flac-fixture.js');
+    const { makeFlac } = await import('../../emulator/test/flac-fixture.js');
     world = await createAgentWorld({ config: { upload: { concurrency: 2 } } });
     const daemon = await world.startAgent();
     await daemon.uploader.stop();

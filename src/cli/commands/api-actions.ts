@@ -1,4 +1,4 @@
-import type { Detection, Soundscape, StationSpeciesSummary } from '../../api/types.js';
+import type { Detection, Soundscape, StationSpeciesSummary } from '../../wire/types.js';
 import type {
   Classification,
   DetectionListQuery,
@@ -8,8 +8,8 @@ import type {
   SpeciesListQuery,
   StatsQuery,
   BatBehaviorKey,
-} from '../../api/types.js';
-import { LIST_LIMIT_MAX } from '../../api/types.js';
+} from '../../wire/types.js';
+import { LIST_LIMIT_MAX } from '../../wire/types.js';
 import type { ServiceClient } from '../../api/index.js';
 import { redactDeep } from '../../wire/redact.js';
 import { detectionColumns, detectionFields, soundscapeColumns, soundscapeFields, speciesColumns, speciesFields } from '../format/api-view.js';

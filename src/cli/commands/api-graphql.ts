@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { STATION_TYPES } from '../../api/types.js';
+import { STATION_TYPES } from '../../wire/types.js';
 import { idList, type StationScopeFlags } from './graphql-support.js';
 import { configOption, examples, integerIn, jsonOption, listOf } from './support/options.js';
 

@@ -5,7 +5,7 @@ import {
   LIST_LIMIT_MAX,
   REST_PERIODS,
   SOUNDSCAPE_MODES,
-} from '../../api/types.js';
+} from '../../wire/types.js';
 import { integerIn, isoDate, listOf } from './support/options.js';
 
 /**

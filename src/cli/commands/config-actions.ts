@@ -1,4 +1,4 @@
-import type { StationConfigRecord } from '../../api/types.js';
+import type { StationConfigRecord } from '../../wire/types.js';
 import { ConfigError, loadConfig, redactConfig, validateStationSettings, type LoadedConfig } from '../../config/index.js';
 import { readStation } from '../../status/report.js';
 import { queueExists } from '../../status/queue-file.js';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEMO_PACKAGE, importDevPackage, type DemoPackage } from './support/dev-packages.js';
 import { examples, integerIn, jsonOption } from './support/options.js';
 
 interface DemoFlags {
@@ -31,9 +32,8 @@ stderr, the table (or the JSON document) to stdout.
 ${examples('station-agent demo', 'station-agent demo --keep', 'station-agent demo --json | jq .service.species')}`,
     )
     .action(async (flags: DemoFlags) => {
-      const [{ runDemo }, { renderSummary }, { createOutput }] = await Promise.all([
-        import('../../demo/run-demo.js'),
-        import('../../demo/render.js'),
+      const [{ runDemo, renderSummary }, { createOutput }] = await Promise.all([
+        importDevPackage<DemoPackage>(DEMO_PACKAGE, 'demo'),
         import('../format/output.js'),
       ]);
       const out = createOutput();

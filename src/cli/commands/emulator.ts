@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { Option, type Command } from 'commander';
+import { importDevPackage, LOCAL_SERVICE_PACKAGE, type LocalServicePackage } from './support/dev-packages.js';
 import { examples, integerIn } from './support/options.js';
 
 /** Flags of `station-agent emulator`, as commander hands them over. */
@@ -39,7 +40,7 @@ export interface EmulatorCommandIo {
  */
 export async function runEmulatorCommand(flags: EmulatorFlags, io: EmulatorCommandIo): Promise<void> {
   const [{ startEmulator, describeFaults, normalizeFaults }, { createLogger }, { pino }] = await Promise.all([
-    import('../../emulator/index.js'),
+    importDevPackage<LocalServicePackage>(LOCAL_SERVICE_PACKAGE, 'emulator'),
     import('../../log/index.js'),
     import('pino'),
   ]);

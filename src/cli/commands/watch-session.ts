@@ -1,4 +1,4 @@
-import type { Client } from 'graphql-ws';
+import type { Client } from 'graphql-ws/client';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
 import { createOutput, type Output } from '../format/output.js';
@@ -118,7 +118,7 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
   const stationIds = await stationScope(loaded, flags);
   const species = await speciesIds(flags.species, graphqlUrl, timeoutMs);
   const variables = variablesOf(flags, stationIds, species);
-  const [{ createClient }, { default: WebSocket }] = await Promise.all([import('graphql-ws'), import('ws')]);
+  const [{ createClient }, { default: WebSocket }] = await Promise.all([import('graphql-ws/client'), import('ws')]);
 
   let connectedBefore = false;
   let connected = false;

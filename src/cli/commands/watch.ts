@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CLASSIFICATIONS, SOUNDSCAPE_MODES, STATION_TYPES } from '../../api/types.js';
+import { CLASSIFICATIONS, SOUNDSCAPE_MODES, STATION_TYPES } from '../../wire/types.js';
 import { idList } from './graphql-support.js';
 import { configOption, examples, integerIn, listOf } from './support/options.js';
 

@@ -1,4 +1,4 @@
-import type { Detection, FullSpecies, Soundscape, StationSpeciesSummary } from '../../api/types.js';
+import type { Detection, FullSpecies, Soundscape, StationSpeciesSummary } from '../../wire/types.js';
 import type { Style } from './style.js';
 import { renderFields, type Column } from './table.js';
 import { formatBytes, formatScore } from './units.js';

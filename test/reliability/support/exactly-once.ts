@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ServiceClient } from '../../../src/api/index.js';
-import type { Detection, Soundscape } from '../../../src/api/types.js';
+import type { Detection, Soundscape } from '../../../src/wire/types.js';
 import { openQueue, queueCounts, type QueueCounts } from '../../../src/queue/index.js';
 import type { ExpectedRecording } from './backlog.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../../src/emulator/index.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '@station-agent/emulator';
 import { REAL_LABELS, TOKEN } from '../../helpers/agent-world.js';
 import { deepMerge } from '../../helpers/merge.js';
 

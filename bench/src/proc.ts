@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Child processes of the benchmark and what Linux says about them in /proc. The
+ * agent, the local service and the baselines each run in their own process, so
+ * that one's CPU never competes with another's event loop and each one's memory
+ * peak (VmHWM) is its own.
+ */
+
+/** This module's folder: bench/dist/bench/src/ in the build the benchmark runs from. */
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+/** The repository: the nearest folder above with a package.json (bench/ has none of its own). */
+export const REPO_ROOT = repositoryRoot(BENCH_DIR);
+/** `station-agent` as the package runs it: the agent's own build, the one that ships. */
+export const CLI_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+
+function repositoryRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+/** A `/proc/<pid>/status` field in kB (VmRSS, VmHWM), or null when the process is gone. */
+export function procStatusKb(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux port Node runs on). */
+export const CLOCK_TICKS_PER_SEC = 100;
+
+/** User + system CPU time of a process in seconds, from /proc/<pid>/stat; null when it is gone. */
+export function cpuSeconds(pid: number): number | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
+}
+
+export interface Child {
+  process: ChildProcess;
+  pid: number;
+  /** Everything the child wrote on stdout so far (also while it runs). */
+  stdout(): string;
+  /** The last 16 KiB of its stderr, for error messages. */
+  stderrTail(): string;
+  /** Resolves with the exit code (or the signal's name) once the child is gone. */
+  exited: Promise<number | string>;
+  /** Resolves with the first stdout line matching `pattern`; rejects if the child exits first or `timeoutMs` passes. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const TAIL_BYTES = 16 * 1024;
+
+export function startNode(args: readonly string[], options: SpawnOptions & { stdoutLimit?: number } = {}): Child {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  if (child.pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
+  let out = '';
+  let err = '';
+  const limit = options.stdoutLimit ?? 4 * 1024 * 1024;
+  const listeners = new Set<() => void>();
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out = (out + chunk).slice(-limit);
+    for (const l of listeners) l();
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err = (err + chunk).slice(-TAIL_BYTES);
+  });
+  let code: number | string | null = null;
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (c, signal) => {
+      code = c ?? signal ?? 'unknown';
+      for (const l of listeners) l();
+      resolve(code);
+    });
+  });
+  const waitForLine = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`no line matching ${String(pattern)} within ${timeoutMs} ms: ${err.slice(-2000)}`)), timeoutMs);
+      const check = () => {
+        const m = pattern.exec(out);
+        if (m) done(null, m);
+        else if (code !== null) done(new Error(`node ${args[0]} exited (${code}) before printing ${String(pattern)}: ${err.slice(-2000)}`));
+      };
+      const done = (e: Error | null, m?: RegExpExecArray) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (e) reject(e);
+        else resolve(m!);
+      };
+      listeners.add(check);
+      check();
+    });
+  const stop = async (graceMs = 10_000) => {
+    if (code !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { process: child, pid: child.pid, stdout: () => out, stderrTail: () => err, exited, waitForLine, stop };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,111 @@
+import path from 'node:path';
+import { enqueueMany, openQueue, type EnqueueInput } from '../../src/queue/index.js';
+import { writeAgentConfig } from './agent-config.js';
+import type { BenchOptions } from './options.js';
+import { CLI_MAIN, startNode } from './proc.js';
+import { figure, median, type Figure } from './report.js';
+import { STATION } from './service-process.js';
+
+/**
+ * Queue scale: `station-agent status --json --offline` on a queue of many
+ * detections (a long outage's backlog: every recording with its FLAC in the
+ * spool, 10 detections each, all waiting), timed as a whole process (wall clock,
+ * median of `statusRuns`). For comparison, timed the same way: `status` where no
+ * queue exists yet (what the queue adds) and the CLI's bare start-up (`--version`).
+ */
+const DETECTIONS_PER_RECORDING = 10;
+const BATCH_RECORDINGS = 1_000;
+
+export async function runQueueScale(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
+  const cfg = writeAgentConfig({ dir, serviceUrl: 'http://127.0.0.1:9' });
+  const total = options.queueDetections;
+  const seeded = performance.now();
+  seed(path.join(cfg.dataDir, 'queue.db'), total);
+  log(`queue: ${total} detections seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
+
+  const status: number[] = [];
+  for (let i = 0; i < options.statusRuns; i++) {
+    const { ms, stdout } = await timeCli(['status', '--json', '--offline', '--config', cfg.configPath]);
+    const report = JSON.parse(stdout) as { queue: { detections: { pending: number } } };
+    if (report.queue.detections.pending !== total) {
+      throw new Error(`status shows ${report.queue.detections.pending} pending detections, the queue holds ${total}`);
+    }
+    status.push(ms);
+  }
+  const emptyCfg = writeAgentConfig({ dir: path.join(dir, 'empty'), serviceUrl: 'http://127.0.0.1:9' });
+  const empty: number[] = [];
+  for (let i = 0; i < options.statusRuns; i++) empty.push((await timeCli(['status', '--json', '--offline', '--config', emptyCfg.configPath])).ms);
+  const startup: number[] = [];
+  for (let i = 0; i < options.statusRuns; i++) startup.push((await timeCli(['--version'])).ms);
+  log(
+    `queue: status --json --offline median ${median(status).toFixed(0)} ms (runs ${status.map(Math.round).join(', ')}); ` +
+      `without a queue ${median(empty).toFixed(0)} ms; --version ${median(startup).toFixed(0)} ms`,
+  );
+  const label = total.toLocaleString('en-US');
+  return [
+    figure({
+      id: 'queue.status',
+      name: `queue: status --json --offline, ${label} detections`,
+      value: median(status),
+      unit: 'ms',
+      digits: 0,
+      target: { op: '<=', value: 200 },
+      detail: { detections: total, recordings: Math.ceil(total / DETECTIONS_PER_RECORDING), runsMs: status },
+    }),
+    figure({ id: 'queue.statusNoQueue', name: 'queue: status --json --offline, no queue file', value: median(empty), unit: 'ms', digits: 0, detail: { runsMs: empty } }),
+    figure({ id: 'queue.cliStartup', name: 'queue: CLI start-up alone (--version)', value: median(startup), unit: 'ms', digits: 0, detail: { runsMs: startup } }),
+  ];
+}
+
+/** Recordings with 10 detections each, 10,000 detections per transaction. */
+function seed(file: string, detections: number): void {
+  const q = openQueue(file);
+  const startMs = Math.floor((Date.now() - 90 * 86_400_000) / 3_600_000) * 3_600_000;
+  try {
+    let left = detections;
+    for (let r = 0; left > 0; ) {
+      const batch: EnqueueInput[] = [];
+      for (let b = 0; b < BATCH_RECORDINGS && left > 0; b++, r++) {
+        const at = startMs + r * 15_000;
+        const n = Math.min(DETECTIONS_PER_RECORDING, left);
+        left -= n;
+        batch.push({
+          recording: {
+            sourceKey: `scale-${r}`,
+            sourcePath: `/scale/input/scale-${r}.wav`,
+            spoolPath: `/scale/spool/scale-${r}.flac`,
+            audioFormat: 'flac',
+            timestamp: new Date(at).toISOString(),
+            timeSource: 'filename',
+            durationS: 15,
+            sampleRate: 48_000,
+            filesize: 700_000,
+          },
+          detections: Array.from({ length: n }, (_, k) => ({
+            dedupeKey: `scale-${r}|${k}`,
+            timestamp: new Date(at + k * 1_500).toISOString(),
+            startS: k * 1.5,
+            endS: k * 1.5 + 3,
+            scientificName: 'Turdus merula',
+            commonName: 'Eurasian Blackbird',
+            confidence: 0.8,
+            lat: STATION.lat,
+            lon: STATION.lon,
+          })),
+        });
+      }
+      enqueueMany(q, batch);
+    }
+  } finally {
+    q.close();
+  }
+}
+
+async function timeCli(args: string[]): Promise<{ ms: number; stdout: string }> {
+  const t = performance.now();
+  const child = startNode([CLI_MAIN, ...args]);
+  const code = await child.exited;
+  const ms = performance.now() - t;
+  if (code !== 0) throw new Error(`station-agent ${args[0]} exited ${code}: ${child.stderrTail().slice(-1000)}`);
+  return { ms, stdout: child.stdout() };
+}

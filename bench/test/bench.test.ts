@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { figure, percentile, renderTable } from '../src/report.js';
+import { buildWorkload } from '../src/workload.js';
+import { buildCli } from '../../test/helpers/cli.js';
+import { REAL_FIXTURES, REPO_ROOT } from '../../test/helpers/paths.js';
+
+/**
+ * A tiny run of the real benchmark (`node bench/dist/bench/src/main.js`): every section with
+ * the smallest sizes, as JSON. It checks that each figure is measured and judged
+ * against its target, not how fast anything is (speed is the benchmark's own output).
+ */
+const BENCH_MAIN = path.join(REPO_ROOT, 'bench/dist/bench/src/main.js');
+
+function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BENCH_MAIN, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const TINY = [
+  '--soundscapes', '3',
+  '--detections', '7',
+  '--latency', '5',
+  '--ingest-files', '4',
+  '--ingest-rows', '3',
+  '--recordings', '2',
+  '--stable-ms', '100',
+  '--settle', '1',
+  '--idle', '1',
+  '--queue-detections', '25',
+  '--status-runs', '1',
+];
+
+interface BenchDoc {
+  command: string;
+  machine: { nproc: number; cpuModel: string; memoryMb: number; node: string };
+  figures: { id: string; value: number | null; pass: boolean | null; targetText: string | null; detail?: Record<string, unknown> }[];
+  errors: { section: string; message: string }[];
+}
+
+beforeAll(async () => {
+  await buildCli();
+}, 180_000);
+
+describe('npm run bench (tiny sizes)', () => {
+  it('measures every section and prints one JSON document', async () => {
+    const run = await runBench(['--json', ...TINY]);
+    expect(run.stderr).not.toMatch(/not measured/);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as BenchDoc;
+    expect(doc.errors).toEqual([]);
+    expect(doc.command).toContain('--soundscapes 3');
+    expect(doc.machine.nproc).toBeGreaterThan(0);
+    expect(doc.machine.node).toBe(process.version);
+    const byId = new Map(doc.figures.map((f) => [f.id, f]));
+    const targeted = [
+      'drain.agentVsRaw',
+      'drain.agentVsSequential',
+      'memory.drainPeak',
+      'ingest.detectionsPerSec',
+      'ingest.largeTable.peakRssMb',
+      'latency.p95',
+      'memory.idleVsBare',
+      'cpu.idle',
+      'queue.status',
+    ];
+    if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed');
+    for (const id of targeted) {
+      const f = byId.get(id);
+      expect(f, id).toBeDefined();
+      expect(f!.value, id).toEqual(expect.any(Number));
+      expect(typeof f!.pass, id).toBe('boolean');
+      expect(f!.targetText, id).toMatch(/^[<>]= /);
+    }
+    // 3 soundscapes + 7 detections, each drain checked against what the service holds.
+    expect(byId.get('drain.agent')!.detail).toMatchObject({ items: 10, atService: { soundscapes: 3, detections: 7 } });
+    expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
+  }, 180_000);
+
+  it('refuses an unknown section with a usage error', async () => {
+    const run = await runBench(['--only', 'drain,nonsense']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"nonsense" is not a section');
+  }, 30_000);
+});
+
+describe('figures and the table', () => {
+  it('judges a figure against its target and shows n/a when nothing was measured', () => {
+    expect(figure({ id: 'a', name: 'a', value: 0.79, unit: 'x', target: { op: '>=', value: 0.8 } }).pass).toBe(false);
+    expect(figure({ id: 'b', name: 'b', value: 150, unit: 'ms', digits: 0, target: { op: '<=', value: 200 } })).toMatchObject({
+      pass: true,
+      measured: '150 ms',
+      targetText: '<= 200 ms',
+    });
+    expect(figure({ id: 'c', name: 'c', value: null, unit: 'ms', target: { op: '<=', value: 1 } })).toMatchObject({ pass: null, measured: 'n/a' });
+    const table = renderTable([figure({ id: 'd', name: 'drain', value: 2, unit: 'x', target: { op: '>=', value: 5 } })]).split('\n');
+    expect(table[0]).toMatch(/^figure\s+measured\s+target\s+result$/);
+    expect(table[2]).toMatch(/^drain\s+2\.00 x\s+>= 5\.00 x\s+FAIL$/);
+  });
+
+  it('takes percentiles by nearest rank', () => {
+    const samples = Array.from({ length: 20 }, (_, i) => i + 1);
+    expect(percentile(samples, 50)).toBe(10);
+    expect(percentile(samples, 95)).toBe(19);
+    expect(percentile([7], 95)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
+  });
+
+  it('spreads the detections of the backlog over its soundscapes', () => {
+    const work = buildWorkload({ soundscapes: 3, detections: 7, startMs: Date.UTC(2024, 4, 1, 6) });
+    expect(work.map((r) => r.detections.length)).toEqual([3, 2, 2]);
+    expect(work[1].timestamp).toBe('2024-05-01T06:00:15.000+00:00');
+    expect(work[0].detections[1]).toMatchObject({ startS: 3, endS: 6 });
+  });
+});

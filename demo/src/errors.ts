@@ -1,0 +1,13 @@
+import { StationAgentError } from '../../src/errors.js';
+
+/** The demo could not finish: the pipeline stalled, or the service holds something else than was written. */
+export class DemoError extends StationAgentError {
+  readonly code = 'ERR_DEMO' as const;
+  /** Stopped on request (Ctrl-C), not by a fault. */
+  readonly interrupted: boolean;
+
+  constructor(message: string, options: ErrorOptions & { interrupted?: boolean } = {}) {
+    super(message, options);
+    this.interrupted = options.interrupted === true;
+  }
+}

@@ -11,6 +11,9 @@ import { classifyPath } from './formats.js';
 import type { IngestOutcome } from './ingest-recording.js';
 import { Pairing } from './pairing.js';
 
+/** The least time a backfilled file must be unchanged before an unfinished-looking end is taken as it is. */
+const BACKFILL_SETTLE_MIN_MS = 5_000;
+
 /**
  * `station-agent ingest PATH...`: backfills files or whole folders (an SD card
  * dump) through the same pairing, parsers and queue as the watcher. Idempotent:
@@ -46,7 +49,11 @@ const MAX_LISTED = 1_000;
 
 export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPathsResult> {
   const log = options.log ?? pino({ level: 'silent' });
-  const ctx = await createIngestContext(options.config, options.queue, log, { dryRun: options.dryRun });
+  // An operator backfills finished output (an SD card, a copied folder): a file that has not
+  // changed for input.stableMs (at least 5 s) is complete even when its last line has no line
+  // end, as some analyzer versions write it; only the daemon waits out a writer's pauses.
+  const settleMs = Math.max(options.config.input.stableMs, BACKFILL_SETTLE_MIN_MS);
+  const ctx = await createIngestContext(options.config, options.queue, log, { dryRun: options.dryRun, settleMs });
   const result: IngestPathsResult = { recordings: 0, detections: 0, skipped: [], errors: [] };
   const skip = (file: string, reason: string) => {
     if (result.skipped.length < MAX_LISTED) result.skipped.push({ file, reason });

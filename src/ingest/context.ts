@@ -14,7 +14,7 @@ export async function createIngestContext(
   config: Config,
   queue: Queue,
   log: Logger,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; settleMs?: number } = {},
 ): Promise<IngestContext> {
   const spool = new Spool(config.dataDir);
   if (!options.dryRun) await spool.init();
@@ -36,5 +36,6 @@ export async function createIngestContext(
     maxResultFileBytes: config.input.maxResultFileMb * 1024 * 1024,
     log,
     dryRun: options.dryRun,
+    settleMs: options.settleMs,
   };
 }

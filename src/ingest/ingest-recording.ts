@@ -44,6 +44,13 @@ export interface IngestContext {
   minFreeBytes: number;
   /** Larger result files are refused (`input.maxResultFileMb`). */
   maxResultFileBytes: number;
+  /**
+   * How long a result file whose end looks unfinished (no final line end, JSON that does
+   * not parse) must stay unchanged before it is taken as it is. The daemon waits
+   * `SETTLE_MS` (the analyzer may still be writing); `ingest`, run by an operator on
+   * finished output, much less.
+   */
+  settleMs?: number;
   log: Logger;
   now?: () => number;
   /** Report what would be queued without writing anything. */
@@ -70,7 +77,7 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   const nowMs = (ctx.now ?? Date.now)();
   let opened: OpenedResult;
   try {
-    opened = await openResultFile(input.resultPath, { labels: ctx.labels, format: ctx.format, maxBytes: ctx.maxResultFileBytes, now: nowMs });
+    opened = await openResultFile(input.resultPath, { labels: ctx.labels, format: ctx.format, maxBytes: ctx.maxResultFileBytes, now: nowMs, settleMs: ctx.settleMs });
   } catch (err) {
     return errorOutcome(input.resultPath, err);
   }

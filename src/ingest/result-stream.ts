@@ -34,6 +34,8 @@ export interface ResultStreamOptions {
   maxBytes: number;
   /** Epoch ms, for the settle rule. */
   now: number;
+  /** How long an unfinished-looking file must stay unchanged before it is taken as it is (default `SETTLE_MS`). */
+  settleMs?: number;
   batchSize?: number;
 }
 
@@ -77,7 +79,7 @@ export async function openResultFile(file: string, options: ResultStreamOptions)
 
 async function openFrom(fh: FileHandle, file: string, options: ResultStreamOptions): Promise<OpenedResult> {
   const st = await fh.stat();
-  const settled = options.now - st.mtimeMs >= SETTLE_MS;
+  const settled = options.now - st.mtimeMs >= (options.settleMs ?? SETTLE_MS);
   const format = options.format !== 'auto' ? options.format : detectFormat(file, await readSlice(fh, 0, Math.min(st.size, 4096)));
   if (!format) throw new ResultFileError(file, 'not a recognised result file (unknown name suffix and header)');
   const lineParser = LINE_PARSERS[format];

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueCounts } from '../../src/queue/index.js';
@@ -102,6 +102,36 @@ describe('station-agent ingest', () => {
     });
     expect(screen).toMatch(/\d+\/\d+ result files/);
     expect(screen).toContain('would queue');
+  });
+
+  it('takes a finished result file whose last line has no line end (as one analyzer version writes it), once it is a few seconds old', async () => {
+    const own = tempDir('cli-ingest-noeol-');
+    try {
+      const folder = path.join(own.dir, 'input');
+      mkdirSync(folder);
+      // This real CSV ends without a line end.
+      const file = path.join(folder, 'ST_20220317_060000.BirdNET.results.csv');
+      copyFileSync(realFixture('birdnet-analyzer_6e477a19_2022-03-17', 'soundscape.BirdNET.results.csv'), file);
+      const cfg = writeCliConfig(path.join(own.dir, 'config.json'), {
+        baseUrl: 'http://127.0.0.1:9',
+        dataDir: path.join(own.dir, 'data'),
+        inputDir: folder,
+        extra: { input: { dir: folder, minConfidence: 0.1, stableMs: 1_000 } },
+      });
+      // Just written: it may still be growing, so it is left for a later run.
+      const fresh = await runCli(['ingest', folder, '--json', '--config', cfg]);
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect(parseJson(fresh).detections).toBe(0);
+      expect(JSON.stringify(parseJson(fresh).skipped)).toContain('no line end');
+      // Unchanged for longer than the backfill's settle time: taken as it is.
+      const past = new Date(Date.now() - 60_000);
+      utimesSync(file, past, past);
+      const settled = await runCli(['ingest', folder, '--json', '--config', cfg]);
+      expect(settled.code, settled.stderr).toBe(0);
+      expect(parseJson(settled).detections).toBeGreaterThan(0);
+    } finally {
+      own.cleanup();
+    }
   });
 
   it('explains itself in --help', async () => {

@@ -48,6 +48,7 @@ const ROWS: Row[] = [
   { command: 'queue show', args: (w) => ['d999999', ...w.fresh], exit: EXIT.FAILURE, code: 'ERR_COMMAND_FAILED', check: (d) => expect(d.error.message).toContain('d999999') },
   { command: 'queue retry', args: (w) => ['d999999', ...w.fresh], exit: EXIT.QUEUE, code: 'ERR_QUEUE' },
   { command: 'queue drop', args: (w) => ['d999999', '--yes', ...w.fresh], exit: EXIT.QUEUE, code: 'ERR_QUEUE' },
+  { command: 'queue release', args: (w) => ['d999999', ...w.fresh], exit: EXIT.QUEUE, code: 'ERR_QUEUE' },
   { command: 'ingest', args: (w) => ['/nonexistent/folder', ...w.fresh], exit: EXIT.FAILURE, code: null, check: (d) => expect(d.errors[0].file).toBe('/nonexistent/folder') },
   { command: 'api stats', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID' },
   { command: 'api species', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID' },
@@ -90,7 +91,7 @@ describe('--json on errors', () => {
       baseUrl: service.url,
       token: TOKEN,
       dataDir: path.join(tmp.dir, 'data'),
-      inputDir: tmp.dir,
+      inputDir: path.join(tmp.dir, 'input'),
     });
     world = { missing: ['--config', path.join(tmp.dir, 'no-such-config.json')], fresh: ['--config', fresh] };
   }, 180_000);

@@ -48,7 +48,7 @@ describe('station-agent status and doctor: links and alerts', () => {
       baseUrl: service.url,
       token: TOKEN,
       dataDir,
-      inputDir: tmp.dir,
+      inputDir: path.join(tmp.dir, 'input'),
       extra: { upload: { windows: ['00:00-24:00'], windowsAudioOnly: true, audioBytesPerDay: 1_000_000, audioBytesPerSec: 65_536 } },
     });
     const q = openTestQueue(dataDir);
@@ -79,7 +79,7 @@ describe('station-agent status and doctor: links and alerts', () => {
       baseUrl: service.url,
       token: TOKEN,
       dataDir: path.join(tmp.dir, 'data-alert'),
-      inputDir: tmp.dir,
+      inputDir: path.join(tmp.dir, 'input'),
       extra: { alerts: { webhook: { url: receiverUrl, secretFile, secretHeader: 'X-Gotify-Key', secretPrefix: '' } } },
     });
     const before = got.length;
@@ -100,7 +100,7 @@ describe('station-agent status and doctor: links and alerts', () => {
   });
 
   it('doctor --test-alert fails when no webhook is set, and names the key', async () => {
-    const config = writeCliConfig(path.join(tmp.dir, 'none.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data-none'), inputDir: tmp.dir });
+    const config = writeCliConfig(path.join(tmp.dir, 'none.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(tmp.dir, 'data-none'), inputDir: path.join(tmp.dir, 'input') });
     const result = await runCli(['doctor', '--json', '--offline', '--test-alert', '--config', config]);
     const check = parseJson(result).checks.find((c: { id: string }) => c.id === 'alert');
     expect(check).toMatchObject({ status: 'fail', detail: 'alerts.webhook.url is not set' });

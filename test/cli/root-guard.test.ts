@@ -21,7 +21,7 @@ describe.skipIf(!asRoot)('write commands run as root in a data folder the servic
       baseUrl: 'http://127.0.0.1:9',
       token: 'x',
       dataDir,
-      inputDir: temp.dir,
+      inputDir: path.join(temp.dir, 'input'),
     });
     const res = await runCli(['ingest', realFixture('birdnetTools'), '--config', config]);
     expect(res.code).toBe(2);

@@ -112,8 +112,9 @@ export interface CliConfigOptions {
   extra?: Record<string, unknown>;
 }
 
-/** Writes a complete, valid config file and returns its path. */
+/** Writes a complete, valid config file (creating its input folder) and returns its path. */
 export function writeCliConfig(file: string, o: CliConfigOptions): string {
+  mkdirSync(o.inputDir, { recursive: true });
   const config: Record<string, Record<string, unknown> | string> = {
     service: { baseUrl: o.baseUrl, timeoutMs: 5_000, ...(o.token ? { token: o.token } : {}) },
     station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' },

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { REPO_ROOT } from '../../test/helpers/paths.js';
 import { makeFlac } from './flac-fixture.js';
 import { detectionBody, startService, type TestService } from './helpers.js';
 
@@ -67,6 +70,24 @@ describe('lenient where the real service is', () => {
       const r = await post(detectionBody({ timestamp }));
       expect(r.status, timestamp).toBe(201);
       expect(r.body.detection.timestamp).toBe('2025-06-01T05:30:00.000+02:00');
+    }
+  });
+});
+
+describe('the leniency table of docs/EMULATOR.md', () => {
+  test('every field it lists as taking a numeric string does, and refuses a word naming the field', async () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/EMULATOR.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('#### Leniencies'));
+    const row = section.split('\n').find((l) => l.startsWith('| a number as a numeric string')) ?? '';
+    const fields = [...(row.split(' | ')[0] ?? '').matchAll(/`([A-Za-z_]+)`/g)].map((m) => m[1]);
+    expect(fields).toEqual(['soundscapeId', 'confidence', 'lat', 'lon', 'soundscapeStartTime', 'soundscapeEndTime', 'behavior_confidence']);
+    const numeric: Record<string, string> = { soundscapeId: String(soundscapeId), soundscapeStartTime: '1.5', soundscapeEndTime: '4.5', lat: '52', lon: '13' };
+    for (const field of fields) {
+      const ok = await post(detectionBody({ soundscapeId, [field]: numeric[field] ?? '0.5' }));
+      expect(ok.status, `${field}: ${ok.text}`).toBe(201);
+      const word = await post(detectionBody({ soundscapeId, [field]: 'half' }));
+      expect(word.status, field).toBe(422);
+      expect(word.body.errors, field).toEqual({ [field]: ['is invalid'] });
     }
   });
 });

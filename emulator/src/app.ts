@@ -21,6 +21,7 @@ import { redactText } from '../../src/wire/redact.js';
 import { registerGraphql } from './graphql/index.js';
 import { globalDetectionRoutes } from './routes/global-detections.js';
 import { mediaRoutes } from './routes/media.js';
+import { probeRoutes } from './routes/probes.js';
 import { speciesRoutes } from './routes/species.js';
 import { stationRoutes } from './routes/station.js';
 import { seedStations } from './seed-stations.js';
@@ -123,6 +124,7 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
 
   try {
     await app.register(formbody);
+    probeRoutes(app);
     await stationRoutes(app, context);
     globalDetectionRoutes(app, context);
     speciesRoutes(app, context);

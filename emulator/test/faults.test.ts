@@ -208,3 +208,54 @@ describe('fault scope and control', () => {
     expect(await run()).toEqual(await run());
   });
 });
+
+describe('drift', () => {
+  test('reshapes successful answers as the real service has drifted, meaning unchanged', async () => {
+    const s = await service('drift=1,methods=GET+POST');
+    const upload = await s.post(s.station(`/soundscapes?timestamp=${encodeURIComponent('2025-06-01T05:30:00.000+02:00')}`), {
+      body: makeFlac({ sampleRate: 48_000, samples: 48_000 * 15 }),
+      headers: { 'content-type': 'audio/flac' },
+    });
+    expect(upload.status).toBe(201);
+    const uploaded = upload.body as unknown as Record<string, unknown> & { soundscape: Record<string, unknown> };
+    expect(uploaded.success).toBeUndefined();
+    expect(uploaded.extension).toBeNull();
+    const soundscape = uploaded.soundscape;
+    expect(soundscape.id).toMatch(/^\d{10}$/);
+    expect(soundscape.stationId).toMatch(/^\d+$/);
+    expect(soundscape).toMatchObject({ extension: null, revision: 2 });
+    const id = Number(soundscape.id);
+    expect(s.emulator.store.soundscapes.byId(id)).toBeDefined();
+
+    const detection = await s.post(s.station('/detections'), { json: detectionBody({ soundscapeId: id, soundscapeStartTime: 3 }) });
+    expect(detection.status).toBe(201);
+    expect(detection.text).not.toContain('"success"');
+    const d = detection.body.detection as unknown as Record<string, unknown> & { species: { id: unknown }; soundscape: { id: unknown } };
+    expect(typeof d.id).toBe('string');
+    expect(typeof d.species.id).toBe('string');
+    expect(d.soundscape.id).toBe(String(id));
+
+    // Both forms of duration appear over a few reads: a float written with a decimal point, and a string.
+    const forms = new Set<string>();
+    for (let i = 0; i < 20 && forms.size < 2; i++) {
+      const r = await s.get(s.station(`/soundscapes/${id}`));
+      expect(r.status).toBe(200);
+      expect(r.body.success).toBe(true); // only a 201 loses it
+      const raw = /"duration":("?[\d.]+"?)/.exec(r.text)?.[1] ?? '';
+      forms.add(raw.startsWith('"') ? 'string' : raw.includes('.') ? 'float' : 'int');
+      expect(Number(raw.replace(/"/g, ''))).toBe(15);
+    }
+    expect([...forms].sort()).toEqual(['float', 'string']);
+  });
+
+  test('errors are not reshaped, and without drift nothing is', async () => {
+    const s = await service('drift=1');
+    const bad = await s.post(s.station('/detections'), { json: detectionBody({ scientificName: 'Nonexistus fictus' }) });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({ success: false, errors: { species: ['must exist'] } });
+    const plain = await service();
+    const ok = await postDetection(plain);
+    expect(typeof ok.body.detection.id).toBe('number');
+    expect(ok.body.success).toBe(true);
+  });
+});

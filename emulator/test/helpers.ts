@@ -108,7 +108,7 @@ export async function call<T = WireBody>(base: string, method: string, path: str
   const response = await fetch(`${base}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = undefined;
-  if ((response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+  if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
 

@@ -99,7 +99,7 @@ export class ServiceClient {
     const detections = toNumber(r.json.detections);
     const species = toNumber(r.json.species);
     if (detections === undefined || species === undefined) {
-      throw this.#t.rejected(r, `HTTP ${r.status} without the counts "detections" and "species"`);
+      throw this.#t.rejected(r, `HTTP ${r.status} without the counts "detections" and "species"`, detections === undefined ? 'detections' : 'species');
     }
     return { ...r.json, success: true, detections, species };
   }
@@ -207,7 +207,7 @@ export class ServiceClient {
     if (fields && fields.length) body.fields = fields;
     const r = await this.#post('/species/lookup', false, body, call);
     const map = r.json.species;
-    if (!isObject(map)) throw this.#t.rejected(r, `HTTP ${r.status} without the "species" object`);
+    if (!isObject(map)) throw this.#t.rejected(r, `HTTP ${r.status} without the "species" object`, 'species');
     const out: SpeciesLookupResponse['species'] = {};
     for (const [key, value] of Object.entries(map)) out[key] = normalizeFullSpecies(value);
     return { ...r.json, success: true, species: out };
@@ -245,23 +245,23 @@ export class ServiceClient {
   /** The created object, with its id present and numeric: otherwise nothing proves it was stored. */
   #created(r: ExchangeResult, key: 'detection' | 'soundscape'): Record<string, unknown> {
     const obj = r.json[key];
-    if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}`);
+    if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}`, key);
     if (toId(obj.id) === undefined) {
-      throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}'s id (id: ${JSON.stringify(obj.id ?? null)})`);
+      throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}'s id (id: ${JSON.stringify(obj.id ?? null)})`, `${key}.id`);
     }
     return obj;
   }
 
   #object(r: ExchangeResult, key: string): Record<string, unknown> {
     const obj = r.json[key];
-    if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the "${key}" object`);
+    if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the "${key}" object`, key);
     return obj;
   }
 
   /** A listing without its array is refused rather than read as empty: reconciliation would conclude "not there". */
   #array(r: ExchangeResult, key: string): unknown[] {
     const list = r.json[key];
-    if (!Array.isArray(list)) throw this.#t.rejected(r, `HTTP ${r.status} without the "${key}" array`);
+    if (!Array.isArray(list)) throw this.#t.rejected(r, `HTTP ${r.status} without the "${key}" array`, key);
     return list;
   }
 }

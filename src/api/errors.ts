@@ -112,15 +112,21 @@ export class ServiceRejectedError extends ApiError {
   readonly code = 'ERR_SERVICE_REJECTED' as const;
   readonly status: number;
   readonly body: unknown;
+  /**
+   * The answer's field that made it a refusal, as a path: `success` (false), or what
+   * a 2xx lacked or held unreadable (`detection`, `detection.id`, `detections`).
+   */
+  readonly field: string | undefined;
 
-  constructor(message: string, request: string, status: number, body: unknown) {
+  constructor(message: string, request: string, status: number, body: unknown, field?: string) {
     super(message, request);
     this.status = status;
     this.body = body;
+    this.field = field;
   }
 
   override toJSON() {
-    return { ...super.toJSON(), request: this.request, status: this.status };
+    return { ...super.toJSON(), request: this.request, status: this.status, field: this.field };
   }
 }
 

@@ -30,7 +30,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
   if (parsed.success === false) {
     const safe = redactDeep(parsed, ctx.secrets);
     const reason = describeBody(safe);
-    throw new ServiceRejectedError(`HTTP ${res.status} with success: false${reason ? `: ${reason}` : ''}`, ctx.display, res.status, safe);
+    throw new ServiceRejectedError(`HTTP ${res.status} with success: false${reason ? `: ${reason}` : ''}`, ctx.display, res.status, safe, 'success');
   }
   return parsed;
 }

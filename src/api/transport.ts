@@ -212,9 +212,9 @@ export class Transport {
     }
   }
 
-  /** A ServiceRejectedError for a 2xx without the expected object, with the body redacted. */
-  rejected(result: ExchangeResult, message: string): ServiceRejectedError {
-    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, this.secrets));
+  /** A ServiceRejectedError for a 2xx without the expected object (`field` names it), with the body redacted. */
+  rejected(result: ExchangeResult, message: string, field: string): ServiceRejectedError {
+    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, this.secrets), field);
   }
 
   async close(): Promise<void> {

@@ -344,9 +344,38 @@ describe('lenient parsing where the real service drifted', () => {
     expect(d.shortlist?.[0]).toEqual({ speciesId: 3, weight: 0.5 });
   });
 
-  it('a created id that is not a number is refused', async () => {
+  it('a created id that is not a number is refused, naming the field', async () => {
     const s = await server(json(201, { success: true, detection: { id: 'abc' } }));
-    expect(await failure(client(s.url).postDetection(DETECTION))).toBeInstanceOf(ServiceRejectedError);
+    const err = await failure(client(s.url).postDetection(DETECTION));
+    expect(err).toBeInstanceOf(ServiceRejectedError);
+    expect(err).toMatchObject({ code: 'ERR_SERVICE_REJECTED', status: 201, field: 'detection.id' });
+    expect(err.message).toContain('"abc"');
+  });
+
+  it('the drifted shapes: no success on a 201, ids as strings, duration as a string or float, extension: null', async () => {
+    const s = await server(
+      json(201, { extension: null, revision: 2, soundscape: { id: '3000000007', stationId: '12', duration: '15', filesize: 2048, extension: null } }),
+    );
+    const sc = await client(s.url).uploadSoundscape({ timestamp: '2024-05-01T06:00:00Z', body: await tinyFile() });
+    expect(sc).toMatchObject({ id: 3_000_000_007, stationId: 12, duration: 15, extension: null });
+    const d = await server(json(201, { detection: { id: '3000000008', stationId: '12', species: { id: '4' }, soundscape: { id: '3000000007', startTime: '3.0' } } }));
+    const detection = await client(d.url).postDetection(DETECTION);
+    expect(detection).toMatchObject({ id: 3_000_000_008, species: { id: 4 }, soundscape: { id: 3_000_000_007, startTime: 3 } });
+  });
+
+  it('where the meaning is not clear, a refusal naming the field: success false, no id, no object', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ success: false, detection: { id: 5 } }, 'success'],
+      [{ detection: { stationId: 12 } }, 'detection.id'],
+      [{ detection: { id: '12abc' } }, 'detection.id'],
+      [{ detection: { id: -4 } }, 'detection.id'],
+      [{ extension: null }, 'detection'],
+    ];
+    for (const [body, field] of cases) {
+      const s = await server(json(201, body));
+      const err = await failure(client(s.url).postDetection(DETECTION));
+      expect(err, JSON.stringify(body)).toMatchObject({ code: 'ERR_SERVICE_REJECTED', field });
+    }
   });
 
   it('the fallback list of an empty detection listing is kept apart', async () => {

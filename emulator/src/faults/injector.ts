@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { driftBody, type DurationForm } from './drift.js';
 import { seededRandom } from './random.js';
 import { normalizeFaults, type FaultSpec, type NormalizedFaults } from './spec.js';
 
@@ -11,6 +12,8 @@ export interface FaultDecision {
   latencyMs: number;
   /** Status of a 5xx answer. */
   status?: number;
+  /** Set when a successful answer is to be reshaped (the `drift` fault), with the form of `duration`. */
+  drift?: DurationForm;
 }
 
 const API_PREFIX = '/api/v1';
@@ -24,7 +27,8 @@ function gatewayPage(status: number): string {
  * Applies a FaultSpec to the `/api/v1` routes. One draw per eligible request
  * picks the outcome: [0, timeout) never answers, then 429, then 5xx, then drop
  * (commit, then destroy the connection), else the request is served normally. A
- * second draw picks the 5xx flavour (HTML gateway page or JSON, and its status).
+ * second draw picks the 5xx flavour (HTML gateway page or JSON, and its status). With
+ * `drift`, a third draw decides whether a successful JSON answer is reshaped (drift.ts).
  * `set()` restarts the generator from the seed, so a test that sets faults sees the
  * same sequence every run.
  */
@@ -32,6 +36,7 @@ export class FaultInjector {
   private faults: NormalizedFaults | null = null;
   private random: () => number;
   private readonly dropped = new WeakSet<FastifyRequest>();
+  private readonly drifted = new WeakMap<FastifyRequest, DurationForm>();
   private readonly held = new Set<Socket>();
 
   constructor(private readonly seed: number) {
@@ -60,6 +65,9 @@ export class FaultInjector {
     if (!eligible) return { action: 'none', latencyMs: 0 };
     const draw = this.random();
     const flavour = this.random();
+    // Drawn only when asked for, so specs without drift meet the same sequence as before.
+    const driftDraw = faults.drift > 0 ? this.random() : 1;
+    const drift: DurationForm | undefined = driftDraw < faults.drift ? (driftDraw < faults.drift / 2 ? 'float' : 'string') : undefined;
     const latencyMs = faults.latencyMs;
     let edge = faults.timeout;
     if (draw < edge) return { action: 'timeout', latencyMs };
@@ -69,19 +77,25 @@ export class FaultInjector {
       if (flavour < faults.html) return { action: 'html5xx', latencyMs, status: flavour < faults.html / 2 ? 504 : 502 };
       return { action: 'json5xx', latencyMs, status: flavour < (1 + faults.html) / 2 ? 500 : 503 };
     }
-    if (draw < edge + faults.drop) return { action: 'drop', latencyMs };
-    return { action: 'none', latencyMs };
+    if (draw < edge + faults.drop) return { action: 'drop', latencyMs, drift };
+    return { action: 'none', latencyMs, drift };
   }
 
   /** Installs the hooks; call before any route is added. */
   install(app: FastifyInstance): void {
     app.addHook('onRequest', async (request, reply) => {
       const decision = this.decide(request.method, request.url);
+      if (decision.drift) this.drifted.set(request, decision.drift);
       if (decision.latencyMs > 0) await sleep(decision.latencyMs);
       if (this.apply(decision, request, reply)) return reply;
     });
-    app.addHook('onSend', async (request, _reply, payload) => {
+    app.addHook('onSend', async (request, reply, payload) => {
       if (this.dropped.has(request)) request.raw.socket?.destroy();
+      const drift = this.drifted.get(request);
+      const json = String(reply.getHeader('content-type') ?? '').includes('json');
+      if (drift && json && typeof payload === 'string' && reply.statusCode >= 200 && reply.statusCode < 300) {
+        return driftBody(payload, reply.statusCode, drift);
+      }
       return payload;
     });
   }

@@ -20,6 +20,8 @@ export interface FaultSpec {
   timeout?: number;
   /** Share of requests handled (and stored) normally whose connection is then destroyed before the response. */
   drop?: number;
+  /** Share of successful JSON answers reshaped as the real service's answers have drifted (see drift.ts). */
+  drift?: number;
   /** Methods the faults apply to (default POST only). */
   methods?: ('GET' | 'POST')[];
   /** Regular expression the request path must match (default: every `/api/v1` path). */
@@ -35,6 +37,7 @@ export interface NormalizedFaults {
   latencyMs: number;
   timeout: number;
   drop: number;
+  drift: number;
   methods: ReadonlySet<string>;
   paths: RegExp | undefined;
 }
@@ -53,6 +56,7 @@ export const FAULT_KEYS = [
   { key: 'latency', field: 'latencyMs' },
   { key: 'timeout', field: 'timeout' },
   { key: 'drop', field: 'drop' },
+  { key: 'drift', field: 'drift' },
   { key: 'methods', field: 'methods' },
   { key: 'paths', field: 'paths' },
 ] as const satisfies readonly { key: string; field: keyof FaultSpec }[];
@@ -60,7 +64,7 @@ export const FAULT_KEYS = [
 const FIELD_OF = new Map<string, keyof FaultSpec>(FAULT_KEYS.map((k) => [k.key, k.field]));
 const KEY_OF = new Map<string, string>(FAULT_KEYS.map((k) => [k.field, k.key]));
 
-const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop'] as const;
+const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop', 'drift'] as const;
 const METHODS = ['GET', 'POST'] as const;
 
 /** `field` is a FaultSpec field or a string-form key; the message names the string-form key. */
@@ -70,7 +74,7 @@ function fail(field: string, message: string): never {
 
 /**
  * Parses the CLI form, e.g.
- * `5xx=0.1,html=0.5,429=0.05,retry-after=1,latency=20,timeout=0.02,drop=0.05,methods=GET+POST,paths=detections`.
+ * `5xx=0.1,html=0.5,429=0.05,retry-after=1,latency=20,timeout=0.02,drop=0.05,drift=0.5,methods=GET+POST,paths=detections`.
  * Methods are separated by `+`, `|` or `/`. An empty string or `none` means no faults.
  */
 export function parseFaultString(text: string): FaultSpec {
@@ -148,6 +152,7 @@ export function normalizeFaults(input: string | FaultSpec): NormalizedFaults {
     latencyMs: spec.latencyMs ?? 0,
     timeout: spec.timeout ?? 0,
     drop: spec.drop ?? 0,
+    drift: spec.drift ?? 0,
     methods: new Set(methods),
     paths,
   };

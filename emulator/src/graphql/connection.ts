@@ -79,11 +79,15 @@ export function decodeCursor(cursor: string, keyLength: number, argument: string
   return key as CursorKey;
 }
 
-/** Checks `first`/`last` (and other page sizes): a whole number from 0 to `max`. */
+/**
+ * `first`/`last` (and other page sizes): a negative size is refused, a size above
+ * `max` is clamped to it. Dashboards ask for 250 or 500 and the real service
+ * answers them with a full page, so refusing would break them.
+ */
 export function pageSize(value: number | null | undefined, argument: string, max = MAX_PAGE_SIZE): number | undefined {
   if (value === null || value === undefined) return undefined;
-  if (value < 0 || value > max) throw new GraphqlInputError(`${argument} must be between 0 and ${max}, got ${value}`);
-  return value;
+  if (value < 0) throw new GraphqlInputError(`${argument} must be 0 or more, got ${value}`);
+  return Math.min(value, max);
 }
 
 export function paginate<T>(source: PageSource<T>, args: PageArgs): Connection<T> {

@@ -13,7 +13,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from './graphql-js.js';
-import { DEFAULT_PAGE_SIZE } from './connection.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './connection.js';
 
 /**
  * Limits that keep one query from taking the local service down (documented in
@@ -24,7 +24,8 @@ import { DEFAULT_PAGE_SIZE } from './connection.js';
  *   page sizes above it: `edges`/`nodes` of a connection count `first`/`last` times
  *   (20 when neither is given), a list field counts its `limit`/`first` (or its number
  *   of `ids`), else LIST_ESTIMATE times. The sum may not exceed MAX_COST;
- * - page sizes: `first`/`last` at most 100 (checked where the pages are cut);
+ * - page sizes: `first`/`last` and the `limit` of list fields above 100 are clamped to
+ *   100 where the pages are cut, so the cost counts at most 100 per page.
  * - size: a document of at most MAX_TOKENS tokens (checked by the parser).
  *
  * Introspection (`__schema`, `__type`) is not counted: its depth is bounded by the
@@ -50,20 +51,25 @@ interface Walk {
   measure: QueryMeasure;
 }
 
+/** A page size as the resolvers will use it (see connection.ts `pageSize`). */
+function clampedPage(size: number): number {
+  return Math.min(Math.max(size, 0), MAX_PAGE_SIZE);
+}
+
 /** How many times the children of this field are resolved per resolution of the field itself. */
 function fanOut(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
   const size = (args.first ?? args.last ?? args.limit) as number | undefined;
   const named = getNamedType(field.type);
   if (named.name.endsWith('Connection')) return 1;
   if (!isListType(getNullableType(field.type))) return 1;
-  if (typeof size === 'number') return Math.max(size, 0);
+  if (typeof size === 'number') return clampedPage(size);
   if (Array.isArray(args.ids)) return args.ids.length;
   return QUERY_LIMITS.LIST_ESTIMATE;
 }
 
 function pageSizeOf(args: Record<string, unknown>): number {
   const size = (args.first ?? args.last) as number | undefined;
-  return typeof size === 'number' ? Math.max(size, 0) : DEFAULT_PAGE_SIZE;
+  return typeof size === 'number' ? clampedPage(size) : DEFAULT_PAGE_SIZE;
 }
 
 function walk(

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { GraphQLError, Kind, type GraphQLScalarType, type ValueNode } from './graphql-js.js';
 
 /**
@@ -27,6 +28,23 @@ function stringLiteral(node: ValueNode, scalar: string): string {
 function dateValue(value: unknown): string {
   if (typeof value !== 'string' || !isCalendarDate(value)) {
     throw new GraphQLError(`ISO8601Date must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/**
+ * An ISO8601Date input: a date, or a full ISO 8601 time whose UTC date is used (the
+ * periods count whole UTC days, see args/period.ts). Dashboards and generated clients
+ * send `2026-06-01T00:00:00.000Z`, or the zero time `0001-01-01T00:00:00Z`, and the
+ * real service takes them.
+ */
+function dateInputValue(value: unknown): string {
+  if (typeof value === 'string' && !isCalendarDate(value) && DATE_TIME.test(value)) {
+    const date = DateTime.fromISO(value.replace(' ', 'T'), { zone: 'UTC' });
+    if (date.isValid) return date.toFormat('yyyy-MM-dd');
+  }
+  if (typeof value !== 'string' || !isCalendarDate(value)) {
+    throw new GraphQLError(`ISO8601Date must be a date YYYY-MM-DD or an ISO 8601 time, got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -81,8 +99,8 @@ export const SCALARS: Record<string, ScalarBehaviour> = {
   },
   ISO8601Date: {
     serialize: dateValue,
-    parseValue: dateValue,
-    parseLiteral: (node) => dateValue(stringLiteral(node, 'ISO8601Date')),
+    parseValue: dateInputValue,
+    parseLiteral: (node) => dateInputValue(stringLiteral(node, 'ISO8601Date')),
   },
   ISO8601DateTime: {
     serialize: dateTimeValue,

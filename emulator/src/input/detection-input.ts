@@ -23,7 +23,8 @@ const SEGMENT_SECONDS = 3;
  * - `lat`/`lon` default to the station's; `confidence` (0..1) defaults to 0;
  *   numbers may be sent as numeric strings.
  * - `soundscapeId` must be a soundscape of this station (`soundscapeId: ["must exist"]`);
- *   `soundscapeStartTime` defaults to 0, `soundscapeEndTime` to start + 3 s.
+ *   `soundscapeStartTime` defaults to 0, `soundscapeEndTime` to start + 3 s; both are
+ *   seconds, or ISO timestamps inside the soundscape (see BodyReader.secondsInto).
  * - `algorithm` is stored as sent (default "2.4").
  * - Emulator extensions for bat stations: `behavior_key` (with `behavior_confidence`)
  *   on bat species, and `shortlist`: an array of `{scientificName | speciesId, weight}`.
@@ -52,8 +53,12 @@ export function readDetectionInput(
   const soundscapeId = input.integer('soundscapeId');
   const soundscape = soundscapeId === undefined ? undefined : store.soundscapes.byId(soundscapeId);
   if (soundscapeId !== undefined && soundscape?.stationId !== station.id) input.add('soundscapeId', MESSAGES.mustExist);
-  const start = input.number('soundscapeStartTime', { min: 0 });
-  const end = input.number('soundscapeEndTime', { min: 0 });
+  const recording =
+    soundscape?.stationId === station.id
+      ? { startMs: soundscape.timestampMs, durationSeconds: soundscape.duration, zone: station.timezone }
+      : undefined;
+  const start = input.secondsInto('soundscapeStartTime', recording);
+  const end = input.secondsInto('soundscapeEndTime', recording);
   if (start !== undefined && end !== undefined && end < start) input.add('soundscapeEndTime', MESSAGES.invalid);
 
   const algorithm = input.string('algorithm') ?? DEFAULT_ALGORITHM;

@@ -1,11 +1,15 @@
 import { MESSAGES } from '../http-errors.js';
+import { parseTimestamp } from '../time.js';
 
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Field readers for POST bodies, which arrive as JSON (typed values) or as form
  * parameters (all strings). Each returns `undefined` for an absent or blank value and
- * records "is invalid" for a value of the wrong kind.
+ * records "is invalid" for a value of the wrong kind. This is the one place of the
+ * local service's leniencies (listed in docs/EMULATOR.md, "Leniencies"): numbers as
+ * numeric strings, times into a recording as ISO timestamps; the timestamp forms
+ * themselves are parseTimestamp's (time.ts).
  */
 export class BodyReader {
   readonly errors: Record<string, string[]> = {};
@@ -57,6 +61,31 @@ export class BodyReader {
       return undefined;
     }
     return number;
+  }
+
+  /**
+   * Seconds into a recording: a number (or numeric string) of seconds, or an ISO 8601
+   * timestamp inside the recording, converted to seconds from its start. A widely
+   * used uploader sends absolute times and the real service takes them; a time
+   * outside the recording (before its start, after its end) "is invalid". The
+   * recording's duration is whole seconds, so its end is allowed half a second late.
+   */
+  secondsInto(field: string, recording: { startMs: number; durationSeconds: number; zone: string } | undefined): number | undefined {
+    if (!this.has(field)) return undefined;
+    const value = this.body[field];
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}[T ]/.test(value.trim())) return this.number(field, { min: 0 });
+    const ms = parseTimestamp(value, recording?.zone ?? 'UTC');
+    if (ms === null) {
+      this.add(field, MESSAGES.invalid);
+      return undefined;
+    }
+    if (!recording) return undefined; // without a soundscape the offsets are not stored
+    const seconds = (ms - recording.startMs) / 1000;
+    if (seconds < 0 || seconds > recording.durationSeconds + 0.5) {
+      this.add(field, MESSAGES.invalid);
+      return undefined;
+    }
+    return Math.min(seconds, recording.durationSeconds);
   }
 
   integer(field: string): number | undefined {

@@ -3,6 +3,7 @@ import { authenticateStation } from '../auth.js';
 import type { EmulatorContext } from '../context.js';
 import { configRoutes } from './config.js';
 import { detectionRoutes } from './detections.js';
+import { stationRecordRoute } from './probes.js';
 import { soundscapeRoutes } from './soundscapes.js';
 import { stationSpeciesRoutes } from './station-species.js';
 import { statsRoutes } from './stats.js';
@@ -20,6 +21,7 @@ export async function stationRoutes(app: FastifyInstance, context: EmulatorConte
           next(err as Error);
         }
       });
+      stationRecordRoute(station, context);
       detectionRoutes(station, context);
       soundscapeRoutes(station, context);
       statsRoutes(station, context);

@@ -112,12 +112,24 @@ describe('period', () => {
     expect(await which('period: {to: "2025-06-09"}', 'g1', 'old')).toEqual(['old']);
   });
 
+  test('from and to also take a full ISO time (its UTC date), the zero time of generated clients too', async () => {
+    expect(await which('period: {from: "2025-06-09T00:00:00.000Z", to: "2025-06-09T23:59:59Z"}', 'g1', 'old')).toEqual(['old']);
+    expect(await which('period: {from: "2025-06-10T01:30:00+02:00"}', 'g1', 'old')).toEqual(['g1', 'old']);
+    expect(await which('period: {from: "0001-01-01T00:00:00Z", to: "2025-06-09T12:00:00Z"}', 'g1', 'old')).toEqual(['old']);
+    // The same through a variable (parseValue), as generated clients send it.
+    const viaVariable = await w.gql(`query($p: InputDuration) { counts(stationIds: [${w.ids.garden}], period: $p) { detections } }`, {
+      p: { from: '0001-01-01T00:00:00Z', to: '2025-06-10T00:00:00.000Z' },
+    });
+    expect(viaVariable.errors).toBeUndefined();
+    expect(await errorOf('period: {from: "2025-06-10T25:00:00Z"}')).toMatch(/ISO8601Date must be a date YYYY-MM-DD or an ISO 8601 time/);
+  });
+
   test('is refused when it does not make sense', async () => {
     expect(await errorOf('period: {count: 0, unit: "day"}')).toBe('period.count must be 1 or more, got 0');
     expect(await errorOf('period: {unit: "fortnight"}')).toBe('period.unit must be one of hour, day, week, month, year, got "fortnight"');
     expect(await errorOf('period: {count: 1, from: "2025-06-01"}')).toBe('period: give either count and unit, or from and to, not both');
     expect(await errorOf('period: {from: "2025-06-02", to: "2025-06-01"}')).toBe('period: from (2025-06-02) is after to (2025-06-01)');
-    expect(await errorOf('period: {from: "2025-02-30"}')).toMatch(/ISO8601Date must be a date YYYY-MM-DD/);
+    expect(await errorOf('period: {from: "2025-02-30"}')).toMatch(/ISO8601Date must be a date YYYY-MM-DD or an ISO 8601 time/);
   });
 });
 

@@ -101,11 +101,28 @@ describe('detections connection', () => {
     }
   });
 
-  test('refuses page sizes outside 0-100 and foreign cursors, naming the argument', async () => {
-    const big = await w.gql(`{ detections(first: 101) { totalCount } }`);
-    expect(big.errors?.[0]).toMatchObject({ message: 'first must be between 0 and 100, got 101', extensions: { code: 'BAD_USER_INPUT' } });
+  test('clamps page sizes above 100 to 100 (first and last), as the real service does', async () => {
+    // allSpecies lists the ids it is given, repeats included: 150 items, more than a page.
+    const catalog = await w.data<{ searchSpecies: { nodes: { id: string }[] } }>(`{ searchSpecies(first: 60) { nodes { id } } }`);
+    const ids = [...catalog.searchSpecies.nodes, ...catalog.searchSpecies.nodes, ...catalog.searchSpecies.nodes].slice(0, 150).map((n) => n.id);
+    for (const size of [101, 250, 300, 500]) {
+      for (const arg of ['first', 'last']) {
+        const answer = await w.gql<{ allSpecies: { totalCount: number; nodes: unknown[] } }>(
+          `query($ids: [ID!]!) { allSpecies(ids: $ids, ${arg}: ${size}) { totalCount nodes { id } } }`,
+          { ids },
+        );
+        expect(answer.errors).toBeUndefined();
+        expect(answer.data?.allSpecies.totalCount).toBe(150);
+        expect(answer.data?.allSpecies.nodes).toHaveLength(100);
+      }
+    }
+    const detections = await w.gql<{ detections: { totalCount: number } }>(`{ detections(first: 250) { totalCount } }`);
+    expect(detections.errors).toBeUndefined();
+  });
+
+  test('refuses negative page sizes and foreign cursors, naming the argument', async () => {
     const negative = await w.gql(`{ detections(last: -1) { totalCount } }`);
-    expect(negative.errors?.[0]?.message).toBe('last must be between 0 and 100, got -1');
+    expect(negative.errors?.[0]).toMatchObject({ message: 'last must be 0 or more, got -1', extensions: { code: 'BAD_USER_INPUT' } });
     const stations = await w.data<{ stations: Page }>(`{ stations(first: 1) { ${PAGE} } }`);
     const foreign = await w.gql(`{ detections(after: "${stations.stations.pageInfo.endCursor}") { totalCount } }`);
     expect(foreign.errors?.[0]?.message).toMatch(/^after: ".*" is not a cursor of this list/);

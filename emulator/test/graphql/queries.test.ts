@@ -80,7 +80,14 @@ describe('top species', () => {
     expect(data.second).toEqual([{ speciesId: gid('Species', robin), count: 3 }]);
     expect(data.garden).toEqual([{ speciesId: gid('Species', blackbird), count: 2 }, { speciesId: gid('Species', robin), count: 1 }]);
     expect(data.stream).toEqual([{ speciesId: gid('Species', thrush), count: 1 }]);
-    expect((await w.gql('{ topSpecies(limit: 0) { count } }')).errors?.[0]?.message).toBe('limit must be between 1 and 100, got 0');
+    expect((await w.gql('{ topSpecies(limit: 0) { count } }')).errors?.[0]?.message).toBe('limit must be 1 or more, got 0');
+    // Dashboards ask for 200, 1000, 2000: clamped to 100, not refused.
+    const everything = await w.data(`{ topSpecies { speciesId count } }`);
+    for (const limit of [200, 1000, 2000]) {
+      const big = await w.gql(`{ topSpecies(limit: ${limit}) { speciesId count } topAnalyzerSpecies(limit: ${limit}) { count } }`);
+      expect(big.errors).toBeUndefined();
+      expect(big.data?.topSpecies).toEqual(everything.topSpecies);
+    }
   });
 
   test('topAnalyzerSpecies counts the sightings (detections of mobile stations)', async () => {

@@ -36,11 +36,11 @@ describe('HTTP', () => {
 
   test('POST with JSON answers 200 with data and, for failed fields, errors beside it', async () => {
     // searchSpecies may be null (the spec's type), so its error leaves the rest of the data in place.
-    const answer = await post(JSON.stringify({ query: '{ ok: stations { totalCount } bad: searchSpecies(first: 500) { totalCount } }' }));
+    const answer = await post(JSON.stringify({ query: '{ ok: stations { totalCount } bad: searchSpecies(first: -5) { totalCount } }' }));
     expect(answer.status).toBe(200);
     expect(answer.body.data).toEqual({ ok: { totalCount: 4 }, bad: null });
     expect(answer.body.errors).toEqual([
-      expect.objectContaining({ message: 'first must be between 0 and 100, got 500', path: ['bad'], extensions: { code: 'BAD_USER_INPUT' } }),
+      expect.objectContaining({ message: 'first must be 0 or more, got -5', path: ['bad'], extensions: { code: 'BAD_USER_INPUT' } }),
     ]);
   });
 
@@ -94,6 +94,9 @@ describe('limits', () => {
     const tooMuch = await post(JSON.stringify({ query, variables: { n: 100 } }));
     expect(tooMuch.body.errors[0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX' } });
     expect(tooMuch.body.errors[0].message).toMatch(/^query cost 10202 exceeds the limit of 10000/);
+    // Sizes above 100 are clamped before they are counted: still refused, with the same cost.
+    const clamped = await post(JSON.stringify({ query, variables: { n: 500 } }));
+    expect(clamped.body.errors[0].message).toMatch(/^query cost 10202 exceeds the limit of 10000/);
     const fine = await post(JSON.stringify({ query, variables: { n: 90 } }));
     expect(fine.body.errors).toBeUndefined();
     expect(fine.body.data.stations.nodes).toHaveLength(4);

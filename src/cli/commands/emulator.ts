@@ -112,7 +112,8 @@ Tokens given with --token are visible to other users in the process list: prefer
 
 Fault spec keys: 5xx, html (share of 5xx sent as an HTML gateway page), 429,
 retry-after (s), latency (ms), timeout (never answer), drop (store, then cut the
-connection), methods (GET+POST; default POST), paths (regular expression).
+connection), drift (answers in the shapes the real service has drifted to),
+methods (GET+POST; default POST), paths (regular expression).
 ${examples(
   'station-agent emulator --port 8080 --token my-test-token',
   'station-agent emulator --db ./service.db --stations ./stations.json',

@@ -10,7 +10,7 @@ import type { DetectionCriteria } from '../queries/criteria.js';
 import { readOrder } from '../queries/detections.js';
 import { publicStations } from '../queries/public-stations.js';
 import { speciesSearch } from '../queries/species-search.js';
-import { detectionConnection, hourBinViews, speciesCountView, topPage, wholeIn } from './shared.js';
+import { detectionConnection, hourBinViews, speciesCountView, topPage, clampedWhole } from './shared.js';
 import type { TypeResolvers } from './types.js';
 
 /** At most this many ids in `allSpecies(ids:)`. */
@@ -36,8 +36,8 @@ export const queryResolvers: TypeResolvers<unknown> = {
     detectionConnection(ctx, sightingCriteria(args, ctx), args, {
       order: 'timestamp',
       bounds: {
-        limit: wholeIn(args.limit, 'limit', 1, 1000),
-        offset: wholeIn(args.offset, 'offset', 0, 2_147_483_647),
+        limit: clampedWhole(args.limit, 'limit', 1, 1000),
+        offset: clampedWhole(args.offset, 'offset', 0, 2_147_483_647),
       },
     }),
 
@@ -57,7 +57,7 @@ export const queryResolvers: TypeResolvers<unknown> = {
     }),
 
   searchSpecies: (_root, args: PageArgs & { query?: string | null; searchLocale?: string | null; limit?: number | null }, ctx) =>
-    paginate(speciesSearch(ctx, args.query ?? undefined, wholeIn(args.limit, 'limit', 1, 1000)), args),
+    paginate(speciesSearch(ctx, args.query ?? undefined, clampedWhole(args.limit, 'limit', 1, 1000)), args),
 
   species: (_root, args: { id?: string | null; scientificName?: string | null }, ctx) => {
     if (args.id != null) {

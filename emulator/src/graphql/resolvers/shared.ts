@@ -22,20 +22,23 @@ export function detectionConnection(
   return { ...connection, speciesCount: () => (speciesCount ??= list.speciesCount()) };
 }
 
-/** A whole number argument within [min, max], or its default. */
-export function wholeIn(value: number | null | undefined, argument: string, min: number, max: number, fallback: number): number;
-export function wholeIn(value: number | null | undefined, argument: string, min: number, max: number): number | undefined;
-export function wholeIn(value: number | null | undefined, argument: string, min: number, max: number, fallback?: number): number | undefined {
+/**
+ * A whole number argument at least `min` (else refused) and at most `max` (a larger
+ * value is clamped to `max`, as the real service does with list sizes), or its default.
+ */
+export function clampedWhole(value: number | null | undefined, argument: string, min: number, max: number, fallback: number): number;
+export function clampedWhole(value: number | null | undefined, argument: string, min: number, max: number): number | undefined;
+export function clampedWhole(value: number | null | undefined, argument: string, min: number, max: number, fallback?: number): number | undefined {
   if (value === null || value === undefined) return fallback;
-  if (value < min || value > max) throw new GraphqlInputError(`${argument} must be between ${min} and ${max}, got ${value}`);
-  return value;
+  if (value < min) throw new GraphqlInputError(`${argument} must be ${min} or more, got ${value}`);
+  return Math.min(value, max);
 }
 
-/** `limit` (1-100, default 10) and `offset` (0 or more) of the top-species lists. */
+/** `limit` (1-100, larger clamped, default 10) and `offset` (0 or more) of the top-species lists. */
 export function topPage(args: { limit?: number | null; offset?: number | null }): { limit: number; offset: number } {
   return {
-    limit: wholeIn(args.limit, 'limit', 1, 100, 10),
-    offset: wholeIn(args.offset, 'offset', 0, 2_147_483_647, 0),
+    limit: clampedWhole(args.limit, 'limit', 1, 100, 10),
+    offset: clampedWhole(args.offset, 'offset', 0, 2_147_483_647, 0),
   };
 }
 

@@ -5,7 +5,7 @@ import type { PageArgs } from '../connection.js';
 import type { GqlContext } from '../context.js';
 import { encodeId } from '../ids.js';
 import { stationCounts, timeBins } from '../queries/aggregates.js';
-import { detectionConnection, readInterval, timeBinViews, wholeIn } from './shared.js';
+import { detectionConnection, readInterval, timeBinViews, clampedWhole } from './shared.js';
 import { none, type TypeResolvers } from './types.js';
 import type { BinnedView, SpeciesNumberView, StationCountView } from './views.js';
 
@@ -37,7 +37,7 @@ export const speciesResolvers: TypeResolvers<SpeciesRecord> = {
     return binned ?? { speciesId: s.id, count: 0, bins: [] };
   },
   stations: (s, args: CriteriaArgs & { limit?: number | null }, ctx): StationCountView[] =>
-    stationCounts(ctx, criteriaFor(s, args, ctx), wholeIn(args.limit, 'limit', 1, 100, 20)),
+    stationCounts(ctx, criteriaFor(s, args, ctx), clampedWhole(args.limit, 'limit', 1, 100, 20)),
   topDetections: (s, args: CriteriaArgs & PageArgs, ctx) =>
     detectionConnection(ctx, criteriaFor(s, args, ctx), args, { order: 'score', onePerStation: 'best' }),
   translations: (s, args: { locales?: readonly string[] | null }) =>

@@ -90,7 +90,7 @@ function stationPath(target: BaselineTarget, rest: string): string {
   return `${target.url}/api/v1/stations/${encodeURIComponent(target.token)}${rest}`;
 }
 
-async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRecording, size: number): Promise<number> {
+export async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRecording, size: number): Promise<number> {
   const res = await request(stationPath(target, `/soundscapes?timestamp=${encodeURIComponent(r.timestamp)}`), {
     method: 'POST',
     dispatcher: d,
@@ -100,7 +100,7 @@ async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRe
   return createdId(res, 'soundscape');
 }
 
-async function postDetection(d: Dispatcher, target: BaselineTarget, det: WorkDetection, soundscapeId: number): Promise<number> {
+export async function postDetection(d: Dispatcher, target: BaselineTarget, det: WorkDetection, soundscapeId: number): Promise<number> {
   const body = {
     timestamp: det.timestamp,
     commonName: det.commonName,

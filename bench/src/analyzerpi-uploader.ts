@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Agent } from 'undici';
-import { postDetection, uploadSoundscape, type BaselineTarget } from './baseline-uploaders.js';
+import { onNewConnection, postDetection, uploadSoundscape, type BaselineTarget } from './baseline-uploaders.js';
 import type { WorkDetection, WorkRecording } from './workload.js';
 
 /**
@@ -64,17 +63,9 @@ async function main(): Promise<void> {
     const target: BaselineTarget = { url: args.url, token: args.token, flac };
     const recording: WorkRecording = { index, timestamp, detections: detectionsOf(`${base}.BirdNET.results.csv`, timestamp) };
     // A new connection per request, as a plain HTTP call per post does.
-    const once = async <T>(fn: (d: Agent) => Promise<T>): Promise<T> => {
-      const agent = new Agent({ connections: 1 });
-      try {
-        return await fn(agent);
-      } finally {
-        await agent.close();
-      }
-    };
     const { size } = statSync(flac);
-    const id = await once((d) => uploadSoundscape(d, target, recording, size));
-    for (const det of recording.detections) await once((d) => postDetection(d, target, det, id));
+    const id = await onNewConnection((d) => uploadSoundscape(d, target, recording, size));
+    for (const det of recording.detections) await onNewConnection((d) => postDetection(d, target, det, id));
     rmSync(flac);
     uploaded++;
   }

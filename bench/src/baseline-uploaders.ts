@@ -63,23 +63,24 @@ export async function drainRaw(target: BaselineTarget, work: WorkRecording[], co
   return sent;
 }
 
+/** One request over a new connection: a fresh dispatcher, closed (with its socket) after the answer. */
+export async function onNewConnection<T>(fn: (d: Dispatcher) => Promise<T>): Promise<T> {
+  const agent = new Agent({ connections: 1 });
+  try {
+    return await fn(agent);
+  } finally {
+    await agent.close();
+  }
+}
+
 export async function drainSequential(target: BaselineTarget, work: WorkRecording[]): Promise<number> {
   const size = statSync(target.flac).size;
   let sent = 0;
-  // A new connection per request: a fresh dispatcher, closed (with its socket) after the answer.
-  const once = async <T>(fn: (d: Dispatcher) => Promise<T>): Promise<T> => {
-    const agent = new Agent({ connections: 1 });
-    try {
-      return await fn(agent);
-    } finally {
-      await agent.close();
-    }
-  };
   for (const r of work) {
-    const id = await once((d) => uploadSoundscape(d, target, r, size));
+    const id = await onNewConnection((d) => uploadSoundscape(d, target, r, size));
     sent++;
     for (const det of r.detections) {
-      await once((d) => postDetection(d, target, det, id));
+      await onNewConnection((d) => postDetection(d, target, det, id));
       sent++;
     }
   }

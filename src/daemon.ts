@@ -134,7 +134,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     connections: config.upload.concurrency,
   });
   const backoff = { baseMs: config.upload.backoffBaseMs, maxMs: config.upload.backoffMaxMs };
-  const encoder: FlacEncoder = createFlacEncoder();
+  const encoder: FlacEncoder = createFlacEncoder({ engine: config.upload.flacEncoder });
 
   let clock: ClockSyncState = await clockSyncState();
   const holdCheck = () => {

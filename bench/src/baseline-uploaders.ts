@@ -63,23 +63,24 @@ export async function drainRaw(target: BaselineTarget, work: WorkRecording[], co
   return sent;
 }
 
+/** One request over a new connection: a fresh dispatcher, closed (with its socket) after the answer. */
+export async function onNewConnection<T>(fn: (d: Dispatcher) => Promise<T>): Promise<T> {
+  const agent = new Agent({ connections: 1 });
+  try {
+    return await fn(agent);
+  } finally {
+    await agent.close();
+  }
+}
+
 export async function drainSequential(target: BaselineTarget, work: WorkRecording[]): Promise<number> {
   const size = statSync(target.flac).size;
   let sent = 0;
-  // A new connection per request: a fresh dispatcher, closed (with its socket) after the answer.
-  const once = async <T>(fn: (d: Dispatcher) => Promise<T>): Promise<T> => {
-    const agent = new Agent({ connections: 1 });
-    try {
-      return await fn(agent);
-    } finally {
-      await agent.close();
-    }
-  };
   for (const r of work) {
-    const id = await once((d) => uploadSoundscape(d, target, r, size));
+    const id = await onNewConnection((d) => uploadSoundscape(d, target, r, size));
     sent++;
     for (const det of r.detections) {
-      await once((d) => postDetection(d, target, det, id));
+      await onNewConnection((d) => postDetection(d, target, det, id));
       sent++;
     }
   }
@@ -90,7 +91,7 @@ function stationPath(target: BaselineTarget, rest: string): string {
   return `${target.url}/api/v1/stations/${encodeURIComponent(target.token)}${rest}`;
 }
 
-async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRecording, size: number): Promise<number> {
+export async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRecording, size: number): Promise<number> {
   const res = await request(stationPath(target, `/soundscapes?timestamp=${encodeURIComponent(r.timestamp)}`), {
     method: 'POST',
     dispatcher: d,
@@ -100,7 +101,7 @@ async function uploadSoundscape(d: Dispatcher, target: BaselineTarget, r: WorkRe
   return createdId(res, 'soundscape');
 }
 
-async function postDetection(d: Dispatcher, target: BaselineTarget, det: WorkDetection, soundscapeId: number): Promise<number> {
+export async function postDetection(d: Dispatcher, target: BaselineTarget, det: WorkDetection, soundscapeId: number): Promise<number> {
   const body = {
     timestamp: det.timestamp,
     commonName: det.commonName,

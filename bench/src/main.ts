@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../../src/errors.js';
 import { runBandwidth } from './bandwidth.js';
+import { runCpu } from './cpu.js';
 import { runDrain } from './drain.js';
 import { runFlac } from './flac.js';
 import { runIdle } from './idle.js';
@@ -31,6 +32,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   ingest: runIngest,
   latency: runLatency,
   flac: runFlac,
+  cpu: runCpu,
   idle: runIdle,
   queue: runQueueScale,
   bandwidth: runBandwidth,

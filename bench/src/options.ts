@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'idle', 'queue', 'bandwidth'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -27,6 +27,8 @@ export interface BenchOptions {
   /** Latency: recordings dropped one by one, and the watcher's `input.stableMs`. */
   recordings: number;
   stableMs: number;
+  /** CPU: recordings uploaded by the agent and by the analyzerpi baseline. */
+  cpuRecordings: number;
   /** Idle: settling time before RSS is read, and the CPU window. */
   settleSec: number;
   idleSec: number;
@@ -42,6 +44,7 @@ const FULL = {
   detections: 10_000,
   ingestFiles: 2_000,
   recordings: 50,
+  cpuRecordings: 20,
   settleSec: 10,
   idleSec: 60,
   queueDetections: 1_000_000,
@@ -51,6 +54,7 @@ const QUICK: typeof FULL = {
   detections: 300,
   ingestFiles: 300,
   recordings: 10,
+  cpuRecordings: 5,
   settleSec: 3,
   idleSec: 5,
   queueDetections: 100_000,
@@ -89,12 +93,13 @@ interface Flags {
   idle?: number;
   queueDetections?: number;
   statusRuns: number;
+  cpuRecordings?: number;
   keep?: boolean;
 }
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const program = new Command('bench')
-    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, memory, idle CPU, status on a large queue')
+    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, status on a large queue')
     .option('--json', 'print one JSON document instead of the table')
     .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')
@@ -107,6 +112,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--ingest-rows <n>', 'ingest: detections per result file', whole(1), 10)
     .option('--recordings <n>', 'latency: recordings dropped one by one (full 50, quick 10)', whole(1))
     .option('--stable-ms <ms>', "latency: the watcher's input.stableMs", whole(100), 500)
+    .option('--cpu-recordings <n>', 'cpu: recordings uploaded by the agent and by the analyzerpi baseline (full 20, quick 5)', whole(1))
     .option('--settle <s>', 'idle: seconds before RSS is read (full 10, quick 3)', whole(1))
     .option('--idle <s>', 'idle: seconds of the CPU window (full 60, quick 5)', whole(1))
     .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
@@ -129,6 +135,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     ingestFiles: f.ingestFiles ?? size.ingestFiles,
     ingestRows: f.ingestRows,
     recordings: f.recordings ?? size.recordings,
+    cpuRecordings: f.cpuRecordings ?? size.cpuRecordings,
     stableMs: f.stableMs,
     settleSec: f.settle ?? size.settleSec,
     idleSec: f.idle ?? size.idleSec,

@@ -39,8 +39,12 @@ export function procStatusKb(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): nu
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux port Node runs on). */
 export const CLOCK_TICKS_PER_SEC = 100;
 
-/** User + system CPU time of a process in seconds, from /proc/<pid>/stat; null when it is gone. */
-export function cpuSeconds(pid: number): number | null {
+/**
+ * User + system CPU time of a process in seconds, from /proc/<pid>/stat; null when it is
+ * gone. `withChildren`: plus that of its children that have exited and been waited for
+ * (cutime, cstime: the agent's `flac` runs).
+ */
+export function cpuSeconds(pid: number, withChildren = false): number | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -50,7 +54,9 @@ export function cpuSeconds(pid: number): number | null {
   // The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SEC;
+  const own = Number(fields[11]) + Number(fields[12]);
+  const children = withChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+  return (own + children) / CLOCK_TICKS_PER_SEC;
 }
 
 export interface Child {

@@ -33,6 +33,7 @@ const TINY = [
   '--ingest-files', '4',
   '--ingest-rows', '3',
   '--recordings', '2',
+  '--cpu-recordings', '1',
   '--stable-ms', '100',
   '--settle', '1',
   '--idle', '1',
@@ -69,6 +70,7 @@ describe('npm run bench (tiny sizes)', () => {
       'ingest.detectionsPerSec',
       'ingest.largeTable.peakRssMb',
       'latency.p95',
+      'cpu.agentVsBaseline',
       'memory.idleVsBare',
       'cpu.idle',
       'queue.status',
@@ -84,6 +86,7 @@ describe('npm run bench (tiny sizes)', () => {
     // 3 soundscapes + 7 detections, each drain checked against what the service holds.
     expect(byId.get('drain.agent')!.detail).toMatchObject({ items: 10, atService: { soundscapes: 3, detections: 7 } });
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
+    expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3 });
   }, 180_000);
 
   it('refuses an unknown section with a usage error', async () => {

@@ -83,7 +83,7 @@ export class EncodeStage {
         sampleRate: result.sampleRate,
       });
       await rm(wav, { force: true });
-      this.log.debug({ item: item.id, bytes: result.bytes }, 'recording encoded to FLAC');
+      this.log.debug({ item: item.id, bytes: result.bytes, engine: result.engine }, 'recording encoded to FLAC');
       this.onEncoded();
     } catch (err) {
       const message = errorMessage(err);

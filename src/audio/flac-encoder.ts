@@ -5,8 +5,10 @@ import { findFlacProgram, flacCliEngine } from './flac-cli.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 import { inProcessEngine, workerEngine } from './flac-engines.js';
 import type { EncodeEngine } from './flac-engines.js';
+import type { FlacEngineChoice } from '../config/schema.js';
 
 export type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
+export type { FlacEngineChoice } from '../config/schema.js';
 export { checkFlacEncoder } from './flac-check.js';
 export type { FlacEncoderCheck } from './flac-check.js';
 
@@ -28,13 +30,18 @@ export interface FlacEncoderOptions {
   /** Default for every job: 0 (fastest) to 8 (smallest). Default 5. */
   compressionLevel?: FlacCompressionLevel;
   /**
-   * `libflac` (default): libflacjs. `flac-cli`: the `flac` program when it is on PATH
-   * (for complete 8/16/24-bit PCM; anything else still goes to libflacjs), else libflacjs.
+   * Which encoder (the config's `upload.flacEncoder`, whose default is `auto`):
+   * - `wasm` (this function's default, so a library caller gets the same encoder
+   *   everywhere): libflacjs.
+   * - `auto`: the `flac` program when it is on PATH (for complete 8/16/24-bit PCM;
+   *   anything else still goes to libflacjs), else libflacjs.
+   * - `native`: the `flac` program, which must be installed: without it every job fails
+   *   with FlacEncoderError (and the encode stage retries it later).
    */
-  prefer?: 'libflac' | 'flac-cli';
+  engine?: FlacEngineChoice;
   /** `auto` (default): the worker thread when compiled, else in-process. See above. */
   thread?: 'auto' | 'worker' | 'in-process';
-  /** The `flac` program to look for with `prefer: 'flac-cli'`. Default `flac`. */
+  /** The `flac` program to look for with `auto` and `native`. Default `flac` (on PATH). */
   flacProgram?: string;
 }
 
@@ -75,7 +82,13 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
   let running: Promise<void> | undefined;
   let closed = false;
 
-  const getEngine = () => (engine ??= chooseEngine(options));
+  // A failed choice (`native` without the program) is not kept: the next job looks again,
+  // so installing `flac` fixes a running daemon.
+  const getEngine = () =>
+    (engine ??= chooseEngine(options).catch((err: unknown) => {
+      engine = undefined;
+      throw err;
+    }));
 
   const pump = () => {
     if (running || queue.length === 0) return;
@@ -127,10 +140,16 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
   } else {
     libflac = inProcessEngine();
   }
-  if (options.prefer === 'flac-cli') {
-    const program = options.flacProgram ?? 'flac';
-    const version = await findFlacProgram(program);
-    if (version !== undefined) return flacCliEngine(version, libflac, program);
+  const choice = options.engine ?? 'wasm';
+  if (choice === 'wasm') return libflac;
+  const program = options.flacProgram ?? 'flac';
+  const version = await findFlacProgram(program);
+  if (version !== undefined) return flacCliEngine(version, libflac, program);
+  if (choice === 'native') {
+    await libflac.close(false);
+    throw new FlacEncoderError(
+      `upload.flacEncoder is "native" but the ${program} program was not found on PATH (install it: apt-get install flac; or set upload.flacEncoder to "auto")`,
+    );
   }
   return libflac;
 }

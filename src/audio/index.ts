@@ -14,4 +14,5 @@ export type {
   FlacEncoder,
   FlacEncoderCheck,
   FlacEncoderOptions,
+  FlacEngineChoice,
 } from './flac-encoder.js';

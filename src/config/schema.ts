@@ -26,6 +26,9 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const INPUT_FORMATS = ['auto', 'results', 'analyzerpi'] as const;
 export const AFTER_UPLOAD_ACTIONS = ['keep', 'delete', 'move'] as const;
 export const CLOCK_SYNC_MODES = ['auto', 'always', 'never'] as const;
+/** `upload.flacEncoder`: see src/audio/flac-encoder.ts. */
+export const FLAC_ENGINE_CHOICES = ['auto', 'native', 'wasm'] as const;
+export type FlacEngineChoice = (typeof FLAC_ENGINE_CHOICES)[number];
 
 /** A number in [min, max], with a message that states both ends. */
 function between(min: number, max: number) {
@@ -373,6 +376,13 @@ const uploadSchema = z
         'A detection whose audio cannot be spooled or uploaded is posted without a soundscape once it has waited this many seconds. This includes audio held back by `upload.windowsAudioOnly` or `upload.audioBytesPerDay`: the soundscape is uploaded later, but its detections were already posted without a link to it. To keep detections with their audio on a metered link, make this longer than the longest wait (e.g. 86400 with a nightly window).',
       )
       .meta({ examples: [3_600] }),
+    flacEncoder: z
+      .enum(FLAC_ENGINE_CHOICES)
+      .default('auto')
+      .describe(
+        'Which FLAC encoder turns spooled WAVs into the FLAC the service accepts. `auto`: Debian\'s `flac` program (native libFLAC, far less CPU) when it is on PATH, else libflacjs (WebAssembly, bundled). `native`: the `flac` program only; without it soundscapes wait (retried) and `station-agent doctor` fails. `wasm`: libflacjs only. Float and 32-bit WAVs always go to libflacjs. `bin/install` installs `flac` where apt exists.',
+      )
+      .meta({ examples: ['auto'] }),
     probeIntervalSec: wholeBetween(1, 3_600)
       .default(60)
       .describe(

@@ -278,9 +278,9 @@ describe('the encoder', () => {
   });
 });
 
-describe("prefer: 'flac-cli'", () => {
+describe("engine: 'auto'", () => {
   it('falls back to libflacjs when the flac program is not installed', async () => {
-    const own = createFlacEncoder({ prefer: 'flac-cli', flacProgram: path.join(tmp.dir, 'no-such-flac') });
+    const own = createFlacEncoder({ engine: 'auto', flacProgram: path.join(tmp.dir, 'no-such-flac') });
     const p = paths();
     writeWav(p.wav, { frames: 1000 });
     expect((await own.encode(p.wav, p.flac)).engine).toMatch(/^libflacjs /);
@@ -306,7 +306,7 @@ cp '${reference}' "$out"
 `,
     );
     chmodSync(program, 0o755);
-    const own = createFlacEncoder({ prefer: 'flac-cli', flacProgram: program, compressionLevel: 8 });
+    const own = createFlacEncoder({ engine: 'auto', flacProgram: program, compressionLevel: 8 });
     const result = await own.encode(p.wav, p.flac);
     await own.close();
     expect(result).toMatchObject({ engine: 'flac 1.4.3 (flac program)', totalSamples: 6000, sampleRate: 16000 });

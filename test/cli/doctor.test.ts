@@ -66,7 +66,8 @@ describe('station-agent doctor', () => {
     expect(['pass', 'warn']).toContain(checks.get('clock')!.status);
     expect(checks.get('input')!.data).toMatchObject({ folders: 3, audio: { wav: 1 }, results: { csv: 1, raven: 1 }, analyzerpiJson: 0, other: 1 });
     expect(checks.get('labels')!.detail).toContain('6522 species');
-    expect(checks.get('flac')!.detail).toMatch(/encoded and verified a test tone/);
+    expect(checks.get('flac')!.detail).toMatch(/encoded and verified a test tone with .* \(upload\.flacEncoder auto\)/);
+    expect(checks.get('flac')!.data).toMatchObject({ flacEncoder: 'auto', engine: expect.any(String) });
     expect(['pass', 'skip']).toContain(checks.get('inotify')!.status);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
@@ -105,6 +106,18 @@ describe('station-agent doctor', () => {
     expect(checks.get('labels')).toMatchObject({ status: 'fail' });
     expect(checks.get('labels')!.hint).toContain('input.labels');
     expect(checks.get('service')!.status).toBe('skip');
+  });
+
+  it('fails the FLAC check with upload.flacEncoder native when the flac program is not on PATH, saying how to install it', async () => {
+    const emptyPath = path.join(tmp.dir, 'empty-bin');
+    mkdirSync(emptyPath, { recursive: true });
+    const file = configWith('native', { input: { dir: input, labels: LABELS }, upload: { flacEncoder: 'native' } });
+    const result = await runCli(['doctor', '--json', '--offline', '--config', file], { env: { PATH: emptyPath } });
+    expect(result.code).toBe(1);
+    const flac = checksOf(result.stdout).get('flac')!;
+    expect(flac).toMatchObject({ status: 'fail', data: { flacEncoder: 'native' } });
+    expect(flac.detail).toMatch(/upload\.flacEncoder native, the flac program: .*not found on PATH/);
+    expect(flac.hint).toContain('sudo apt-get install flac');
   });
 
   it('fails the input check when the folder does not exist', async () => {

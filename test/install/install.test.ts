@@ -79,6 +79,13 @@ describe('bin/install into a temporary root, as the current user', () => {
   it('installs the code, the production dependencies, the config, the units and the symlink', () => {
     const result = run(INSTALL, installArgs);
     expectSuccess(result);
+    // The native FLAC encoder is reported either way; with --root it is never apt-installed.
+    const flac = spawnSync('flac', ['--version'], { encoding: 'utf8' });
+    expect(result.stdout).toMatch(
+      flac.status === 0
+        ? /==> FLAC encoder: flac [\d.]+ \(native, used by upload\.flacEncoder auto\)/
+        : /==> FLAC encoder: the flac program is not installed; not installed with --root\. On the target, run:\n {4}apt-get install -y flac/,
+    );
 
     for (const file of ['package.json', 'package-lock.json', 'bin/station-agent', 'dist/cli/main.js',
       'systemd/station-agent.service', 'systemd/station-agent@.service', 'config.example.json']) {

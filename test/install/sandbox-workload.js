@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { lookup } from 'node:dns/promises';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,6 +89,18 @@ const checks = {
     const [bytes] = await once(worker, 'message');
     await worker.terminate();
     if (!(bytes > 0)) throw new Error('the encoder wrote nothing');
+  },
+
+  async flacProgram() {
+    // The native FLAC encoder (upload.flacEncoder auto): a child process, under the same
+    // filter (seccomp is inherited). Where flac is not installed there is nothing to run.
+    if (spawnSync('flac', ['--version']).status !== 0) return;
+    const src = path.join(repoRoot, '..', 'shared', 'fixtures', 'real', 'birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav');
+    const wav = path.join(tempDir, 'soundscape.wav');
+    fs.copyFileSync(src, wav);
+    const out = spawnSync('flac', ['--silent', '--force', '-5', '-o', `${wav}.flac`, wav], { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`flac exited ${out.status} (${out.signal ?? ''}): ${out.stderr}`);
+    if (fs.readFileSync(`${wav}.flac`).toString('latin1', 0, 4) !== 'fLaC') throw new Error('flac wrote no FLAC');
   },
 
   async system() {

@@ -193,12 +193,24 @@ export async function diskCheck(config: Config): Promise<CheckResult> {
   return result('disk', title, 'pass', detail, null, data);
 }
 
-export async function flacCheck(): Promise<CheckResult> {
+export async function flacCheck(config: Config): Promise<CheckResult> {
   const { checkFlacEncoder } = await import('../../audio/flac-encoder.js');
-  const check = await checkFlacEncoder();
+  const choice = config.upload.flacEncoder;
+  const check = await checkFlacEncoder({ engine: choice });
   const title = 'FLAC encoder working';
-  if (check.ok) return result('flac', title, 'pass', `encoded and verified a test tone with ${check.engine}`);
-  return result('flac', title, 'fail', `${check.engine}: ${check.detail ?? 'failed'}`, 'reinstall the package (npm ci) so libflacjs is complete; without an encoder soundscapes are not uploaded, detections still are');
+  const data = { flacEncoder: choice, engine: check.engine };
+  if (!check.ok) {
+    const hint = choice === 'native'
+      ? 'install the flac program (sudo apt-get install flac) or set upload.flacEncoder to "auto"; without an encoder soundscapes are not uploaded, detections still are'
+      : 'reinstall the package (npm ci) so libflacjs is complete; without an encoder soundscapes are not uploaded, detections still are';
+    return result('flac', title, 'fail', `upload.flacEncoder ${choice}, ${check.engine}: ${check.detail ?? 'failed'}`, hint, data);
+  }
+  const native = /\(flac program\)$/.test(check.engine);
+  const detail = `encoded and verified a test tone with ${check.engine} (upload.flacEncoder ${choice})`;
+  if (choice === 'auto' && !native) {
+    return result('flac', title, 'pass', `${detail}; the flac program is not installed (sudo apt-get install flac: the native encoder spends far less CPU)`, null, data);
+  }
+  return result('flac', title, 'pass', detail, null, data);
 }
 
 async function nearestExisting(dir: string): Promise<string> {

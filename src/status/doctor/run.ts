@@ -46,7 +46,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     spoolCheck(config),
     queueCheck(config),
     diskCheck(config),
-    flacCheck(),
+    flacCheck(config),
     // The mqtt package and its check are loaded only when MQTT is on.
     config.mqtt.enabled
       ? import('../../mqtt/doctor-check.js').then((m) => m.mqttCheck(config, options.timeoutMs ?? 5_000))

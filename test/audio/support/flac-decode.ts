@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { loadLibFlac } from '../../../src/audio/libflac.js';
 
 /**
- * Decode a FLAC file with libflacjs' decoder (the `flac` program is not installed on the
- * build machines), for bit-exact comparisons in tests. MD5 checking is on: libFLAC
+ * Decode a FLAC file with libflacjs' decoder (the `flac` program is not installed on every build
+ * machine), for bit-exact comparisons in tests. MD5 checking is on: libFLAC
  * compares the MD5 of what it decoded with STREAMINFO's and `finish` reports a mismatch.
  */
 export interface DecodedFlac {

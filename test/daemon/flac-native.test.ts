@@ -1,0 +1,49 @@
+import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findFlacProgram } from '../../src/audio/flac-cli.js';
+import { readFlacInfo } from '../../src/audio/flac-info.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { realFixture } from '../helpers/paths.js';
+
+// CI installs the flac program (.ci/run); elsewhere these tests run where it is installed.
+const flacVersion = await findFlacProgram();
+if (process.env.CI && !flacVersion) throw new Error('CI must have the flac program (see .ci/run)');
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+describe.skipIf(!flacVersion)('upload.flacEncoder native', () => {
+  it('encodes a real recording with the flac program and the service stores a FLAC with the right STREAMINFO', async () => {
+    world = await createAgentWorld({ config: { input: { minConfidence: 0.15 }, upload: { flacEncoder: 'native' } } });
+    const dir = realFixture('birdnet-analyzer_ea464544_2022-03-02');
+    const wav = path.join(world.inputDir, 'soundscape.wav');
+    copyFileSync(path.join(dir, 'soundscape.wav'), wav);
+    const end = new Date('2025-06-01T10:00:10.000Z');
+    utimesSync(wav, end, end);
+    copyFileSync(path.join(dir, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'soundscape.BirdNET.results.csv'));
+
+    await world.startAgent();
+    const counts = await world.waitDrained();
+    expect(counts.recordings.uploaded).toBe(1);
+
+    const encoded = world.logLines.filter((l) => l.includes('"msg":"recording encoded to FLAC"'));
+    expect(encoded).toHaveLength(1);
+    expect(JSON.parse(encoded[0]).engine).toBe(`${flacVersion} (flac program)`);
+
+    const [sc, ...more] = await world.allSoundscapes();
+    expect(more).toHaveLength(0);
+    expect(sc.sampleRate).toBe(16_000);
+    expect(sc.duration).toBe(10);
+    const media = await fetch(sc.url);
+    expect(media.status).toBe(200);
+    const stored = path.join(world.root, 'stored.flac');
+    writeFileSync(stored, Buffer.from(await media.arrayBuffer()));
+    const info = await readFlacInfo(stored);
+    expect(info).toMatchObject({ sampleRate: 16_000, totalSamples: 160_000, channels: 1 });
+    expect(info.md5).not.toBe('0'.repeat(32));
+  });
+});

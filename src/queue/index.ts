@@ -34,4 +34,4 @@ export { deleteMeta, getMeta, incrementCounters, setMeta, type MetaKey, type Met
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';
-export { ingestedFileCounts, isFileDone, markFileDone, pruneIngestedFiles, type FileOutcome } from './ingested-files.js';
+export { filesInError, isFileDone, markFileDone, pruneIngestedFiles, type FileInError, type FileOutcome } from './ingested-files.js';

@@ -43,11 +43,22 @@ export function pruneIngestedFiles(q: Queue, exists: (file: string) => boolean, 
   return gone.length;
 }
 
-/** Per-outcome counts, for status. */
-export function ingestedFileCounts(q: Queue): Record<FileOutcome, number> {
-  const counts: Record<FileOutcome, number> = { queued: 0, 'no-detections': 0, error: 0, discarded: 0 };
-  for (const row of q.stmt(`SELECT outcome, COUNT(*) AS n FROM ingested_files GROUP BY outcome`).all() as { outcome: FileOutcome; n: number }[]) {
-    counts[row.outcome] = row.n;
-  }
-  return counts;
+/** A result file ingest could not take, with why (e.g. `ERR_NO_RECORDING_START ...`). */
+export interface FileInError {
+  path: string;
+  detail: string | null;
+  at: number;
+}
+
+/**
+ * The result files recorded in error, for `status`: how many, and the latest `limit` of
+ * them (over a partial index: the files read fine are never scanned).
+ */
+export function filesInError(q: Queue, limit = 3): { count: number; latest: FileInError[] } {
+  const where = `WHERE outcome = 'error'`;
+  const count = q.stmt(`SELECT COUNT(*) FROM ingested_files INDEXED BY ingested_files_errors ${where}`).pluck().get() as number;
+  const latest = q
+    .stmt(`SELECT path, detail, at FROM ingested_files INDEXED BY ingested_files_errors ${where} ORDER BY at DESC LIMIT ?`)
+    .all(limit) as FileInError[];
+  return { count, latest };
 }

@@ -195,6 +195,13 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX detections_held ON detections (hold_reason, id) WHERE hold_reason IS NOT NULL;
       `),
   },
+  {
+    version: 7,
+    name: 'result files in error index',
+    // status names the result files ingest could not take (no recording start, not a result
+    // file, too large) without scanning every file the agent ever read.
+    up: (db) => db.exec(`CREATE INDEX ingested_files_errors ON ingested_files (at) WHERE outcome = 'error';`),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

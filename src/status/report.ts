@@ -1,5 +1,5 @@
 import { redactUrlPassword, type Config } from '../config/index.js';
-import type { PauseState, Queue, StateCounts } from '../queue/index.js';
+import type { FileInError, PauseState, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
@@ -50,6 +50,11 @@ export interface StatusReport {
      * state above too (a hold does not change the state). Empty objects when none.
      */
     held: { soundscapes: Record<string, number>; detections: Record<string, number> };
+    /**
+     * Result files ingest could not take (no recording start, not a result file, too
+     * large): nothing of them is queued. The latest few, newest first, with why.
+     */
+    filesInError: { count: number; latest: { file: string; error: string | null; at: string | null }[] };
   };
   uploads: {
     lastSuccessAt: string | null;
@@ -151,6 +156,10 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       oldestPendingAt: iso(stored?.counts.oldestPendingAt),
       oldestPendingAgeSec: stored?.counts.oldestPendingAt != null ? Math.max(0, Math.round((now - stored.counts.oldestPendingAt) / 1000)) : null,
       held: { soundscapes: stored?.held.recording ?? {}, detections: stored?.held.detection ?? {} },
+      filesInError: {
+        count: stored?.filesInError.count ?? 0,
+        latest: (stored?.filesInError.latest ?? []).map((f) => ({ file: f.path, error: f.detail, at: iso(f.at) })),
+      },
     },
     uploads: uploads(runtime, live, stored),
     service: probe ? await probe : null,
@@ -214,6 +223,7 @@ interface StoredState {
   counts: { recordings: StateCounts; detections: StateCounts; oldestPendingAt: number | null };
   spool: { files: number; bytes: number };
   held: Record<'recording' | 'detection', Record<string, number>>;
+  filesInError: { count: number; latest: FileInError[] };
   runtime: RuntimeSnapshot | null;
   pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
@@ -226,13 +236,14 @@ interface StoredState {
 async function readQueue(config: Config): Promise<StoredState> {
   // The operations' own files, not the queue's index: `status` is the CLI's hot path
   // (the benchmark allows 200 ms) and the index loads every queue operation.
-  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }, { holdCounts }, outbox] = await Promise.all([
+  const [{ openQueue }, { queueCounts }, { spoolUsage }, { getMeta }, { readPolicyCounts }, { holdCounts }, { filesInError }, outbox] = await Promise.all([
     import('../queue/db.js'),
     import('../queue/counts.js'),
     import('../queue/retention.js'),
     import('../queue/meta.js'),
     import('../policy/counts.js'),
     import('../queue/hold-counts.js'),
+    import('../queue/ingested-files.js'),
     config.mqtt.enabled ? import('../mqtt/outbox.js') : null,
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
@@ -241,6 +252,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       counts: queueCounts(q),
       spool: spoolUsage(q),
       held: holdCounts(q),
+      filesInError: filesInError(q),
       runtime: parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY)),
       pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -215,6 +215,24 @@ describe('station-agent status', () => {
     expect(json.queue.exists).toBe(false);
     expect(json.queue.detections.pending).toBe(0);
     expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('names the result files nothing was queued from, with why (a result without any recording start)', async () => {
+    const own = path.join(tmp.dir, 'file-errors');
+    const input = path.join(own, 'input');
+    mkdirSync(input, { recursive: true });
+    // No audio beside it, no date in its name: the agent never stamps it with the time it read it.
+    writeFileSync(path.join(input, 'undated.BirdNET.results.csv'), 'Start (s),End (s),Scientific name,Common name,Confidence\n0,3,Turdus merula,Eurasian Blackbird,0.9\n');
+    const cfg = writeCliConfig(path.join(own, 'config.json'), { baseUrl: service.url, token: TOKEN, dataDir: path.join(own, 'data'), inputDir: input });
+    const ingest = await runCli(['ingest', input, '--config', cfg]);
+    expect(ingest.code, ingest.stdout + ingest.stderr).toBe(1);
+    const json = parseJson(await runCli(['status', '--json', '--offline', '--config', cfg]));
+    expect(json.queue.filesInError.count).toBe(1);
+    expect(json.queue.filesInError.latest[0].file).toBe(path.join(input, 'undated.BirdNET.results.csv'));
+    expect(json.queue.filesInError.latest[0].error).toContain('no recording start');
+    const text = await runCli(['status', '--offline', '--config', cfg]);
+    expect(text.stdout).toContain('result files in error: 1');
+    expect(text.stdout).toContain('undated.BirdNET.results.csv: no recording start');
   });
 
   it('exits 3 naming the key when the config is invalid', async () => {

@@ -17,6 +17,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   lines.push(...queueTable(report, s).map((l) => `  ${l}`));
   lines.push(`  oldest waiting: ${report.queue.oldestPendingAt ? when(report.queue.oldestPendingAt) : 'none'}`);
   lines.push(...heldLines(report, s));
+  lines.push(...fileErrorLines(report, s));
 
   const u = report.uploads;
   const rest: [string, string][] = [];
@@ -110,6 +111,16 @@ function heldLines(report: StatusReport, s: Style): string[] {
     (reason) =>
       `  ${s.yellow('held')} (${reason}): ${soundscapes[reason] ?? 0} soundscapes, ${detections[reason] ?? 0} detections; list: queue list --held ${reason}; release: queue release --held ${reason}`,
   );
+}
+
+/** Result files nothing was queued from, the latest with why: the operator fixes and re-ingests them. */
+function fileErrorLines(report: StatusReport, s: Style): string[] {
+  const { count, latest } = report.queue.filesInError;
+  if (count === 0) return [];
+  return [
+    `  ${s.red('result files in error')}: ${count}, nothing queued from them; after fixing: station-agent ingest --force FILE`,
+    ...latest.map((f) => `    ${f.error ?? f.file}`),
+  ];
 }
 
 function serviceLine(report: StatusReport, s: Style): string {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -122,7 +122,9 @@ describe('station-agent doctor', () => {
 
   it('fails the input check when the folder does not exist', async () => {
     const missing = path.join(tmp.dir, 'no-input');
-    const result = await runCli(['doctor', '--json', '--offline', '--config', configWith('missing', {}, missing)]);
+    const config = configWith('missing', {}, missing);
+    rmSync(missing, { recursive: true, force: true }); // writeCliConfig creates the input folder
+    const result = await runCli(['doctor', '--json', '--offline', '--config', config]);
     expect(result.code).toBe(1);
     const checks = checksOf(result.stdout);
     expect(checks.get('input')).toMatchObject({ status: 'fail', detail: `${missing}: does not exist` });

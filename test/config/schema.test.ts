@@ -39,6 +39,7 @@ describe('config schema', () => {
     expect(config.dataDir).toBe('/var/lib/station-agent');
     expect(config.upload).toEqual({
       concurrency: 4,
+      flacEncoder: 'auto',
       backoffBaseMs: 1000,
       backoffMaxMs: 300_000,
       noSoundscapeAfterSec: 3600,

@@ -1,19 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { detectionBody, expectKeys, startService, TOKEN, type TestService } from './helpers.js';
-
-const RECORD_KEYS = [
-  'id',
-  'name',
-  'type',
-  'timezone',
-  'latestDetectionAt',
-  'latestValidDetectionAt',
-  'locationPrivacy',
-  'minConfidence',
-  'minProbability',
-  'minScore',
-  'minHumanConfidence',
-];
+import { detectionBody, expectKeys, startService, STATION_RECORD_KEYS as RECORD_KEYS, TOKEN, type TestService } from './helpers.js';
 
 let s: TestService;
 beforeEach(async () => {

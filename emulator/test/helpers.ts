@@ -157,3 +157,18 @@ export function detectionBody(overrides: Record<string, unknown> = {}): Record<s
     ...overrides,
   };
 }
+
+/** The station record's fields, as the spec lists them for the config update (also the probe `GET /stations/{token}`). */
+export const STATION_RECORD_KEYS = [
+  'id',
+  'name',
+  'type',
+  'timezone',
+  'latestDetectionAt',
+  'latestValidDetectionAt',
+  'locationPrivacy',
+  'minConfidence',
+  'minProbability',
+  'minScore',
+  'minHumanConfidence',
+];

@@ -56,6 +56,7 @@ function runFlac(program: string, args: string[], onStart: (child: ChildProcess)
  */
 export function flacCliEngine(version: string, fallback: EncodeEngine, program = 'flac'): EncodeEngine {
   let running: ChildProcess | undefined;
+  let closing = false;
   return {
     name: `${version} (flac program)`,
     async run(job: EncodeJob): Promise<EncodeResult> {
@@ -65,9 +66,22 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
       await mkdir(path.dirname(job.dest), { recursive: true });
       const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
       try {
-        await runFlac(program, ['--silent', '--force', `-${level}`, '-o', part, job.src], (child) => {
-          running = child;
-        });
+        try {
+          await runFlac(program, ['--silent', '--force', `-${level}`, '-o', part, job.src], (child) => {
+            running = child;
+          });
+        } catch (err) {
+          // The program refuses some valid WAVs that the RIFF reader takes (a data chunk
+          // before fmt, odd chunks between them): those go to libflacjs, which reads them
+          // through that reader. A stop (close) ends the job instead.
+          // Only a refusal (an exit status with its ERROR line) falls back; a program that
+          // cannot be run, or a stop (close), ends the job as before.
+          const refused = /\bERROR\b/.test((err as { stderr?: string }).stderr ?? '');
+          if (closing || !refused) throw err;
+          running = undefined;
+          await unlink(part).catch(() => undefined);
+          return await fallback.run(job);
+        }
         const fh = await open(part, 'r+');
         try {
           await fh.sync();
@@ -103,6 +117,7 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
       }
     },
     async close(force) {
+      closing = true;
       // The job's own catch removes the `.part` once the killed program has exited.
       if (force) running?.kill('SIGTERM');
       await fallback.close(force);

@@ -69,6 +69,8 @@ export class InputWatcher {
   private readonly undecodable = new Set<string>();
   private readonly skipped = new Set<string>();
   private rescanning: Promise<void> | null = null;
+  /** A rescan was asked for while one was walking: walk again when it ends. */
+  private rescanAgain = false;
   private closed = false;
   private ready = false;
   /** Files left out because too many were pending: a rescan fetches them once there is room. */
@@ -130,12 +132,30 @@ export class InputWatcher {
   /** Walks the folder for relevant files that are neither done nor being followed. */
   rescan(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.rescanning ??= this.walk(this.opts.dir, 0)
+    if (this.rescanning) return this.rescanning;
+    // Whatever overflows from here on is seen by this walk or sets the flag again.
+    this.overflowed = false;
+    this.rescanning = this.walk(this.opts.dir, 0)
       .catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))))
       .finally(() => {
         this.rescanning = null;
+        if (this.rescanAgain) {
+          this.rescanAgain = false;
+          void this.rescan();
+        }
       });
     return this.rescanning;
+  }
+
+  /**
+   * Room has come free after files were left out. A walk under way may already have
+   * passed the files left out (it skipped them while the bound was full): one more walk
+   * follows it. Without that, a slow walk on a loaded SD card strands them until the
+   * next periodic rescan, or for ever with none.
+   */
+  private fetchOverflow(): void {
+    if (this.rescanning) this.rescanAgain = true;
+    else void this.rescan();
   }
 
   async close(): Promise<void> {
@@ -210,10 +230,7 @@ export class InputWatcher {
     }
     this.pending.delete(file);
     this.opts.onStable(file, st);
-    if (this.overflowed && this.pending.size <= (this.opts.maxPending ?? MAX_PENDING) / 2) {
-      this.overflowed = false;
-      void this.rescan();
-    }
+    if (this.overflowed && this.pending.size <= (this.opts.maxPending ?? MAX_PENDING) / 2) this.fetchOverflow();
   }
 
   /**

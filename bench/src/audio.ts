@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { encode } from 'node-wav';
 import { createFlacEncoder, type EncodeResult } from '../../src/audio/flac-encoder.js';
 
 /**
@@ -9,7 +10,7 @@ import { createFlacEncoder, type EncodeResult } from '../../src/audio/flac-encod
  */
 export function benchWav(seconds: number, sampleRate = 48_000, seed = 1): Buffer {
   const frames = Math.round(seconds * sampleRate);
-  const pcm = Buffer.alloc(frames * 2);
+  const samples = new Float32Array(frames);
   let state = seed >>> 0 || 1;
   const noise = () => {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
@@ -27,22 +28,9 @@ export function benchWav(seconds: number, sampleRate = 48_000, seed = 1): Buffer
       const f = 3_000 + (2_000 * phase) / 0.3;
       x += 5_000 * Math.sin(2 * Math.PI * f * phase) * Math.sin((Math.PI * phase) / 0.3);
     }
-    pcm.writeInt16LE(Math.max(-32_768, Math.min(32_767, Math.round(x))), i * 2);
+    samples[i] = x / 32_768;
   }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  return encode([samples], { sampleRate, bitDepth: 16 });
 }
 
 export function writeBenchWav(file: string, seconds: number, sampleRate = 48_000, seed = 1): number {

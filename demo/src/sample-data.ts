@@ -112,8 +112,8 @@ export function sampleAudio(rec: PlannedRecording, plan: Pick<SamplePlan, 'durat
     shape: d.species.call,
     level: 0.15 + 0.5 * d.confidence,
   }));
-  const pcm = synthesizeSoundscape(calls, { durationSec: plan.durationSec, sampleRate: plan.sampleRate, seed });
-  return wavFile(pcm, plan.sampleRate);
+  const samples = synthesizeSoundscape(calls, { durationSec: plan.durationSec, sampleRate: plan.sampleRate, seed });
+  return wavFile(samples, plan.sampleRate);
 }
 
 /** Writes every planned recording into `dir` (created if needed); returns what was written, in order. */

@@ -1,3 +1,5 @@
+import { encode } from 'node-wav';
+
 /**
  * Bird-like test audio, synthesised: each call is a few frequency-modulated sine
  * sweeps ("chirps") under a smooth envelope, over a little noise. Nothing here is
@@ -36,8 +38,8 @@ export interface SynthOptions {
   noise?: number;
 }
 
-/** 16-bit mono PCM samples of the calls over noise. */
-export function synthesizeSoundscape(calls: readonly PlacedCall[], options: SynthOptions): Int16Array {
+/** Mono samples (-1..1) of the calls over noise. */
+export function synthesizeSoundscape(calls: readonly PlacedCall[], options: SynthOptions): Float32Array {
   const { sampleRate } = options;
   const total = Math.round(options.durationSec * sampleRate);
   const mix = new Float32Array(total);
@@ -62,31 +64,12 @@ export function synthesizeSoundscape(calls: readonly PlacedCall[], options: Synt
       }
     }
   }
-
-  const pcm = new Int16Array(total);
-  for (let i = 0; i < total; i++) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(mix[i] * 32767)));
-  return pcm;
+  return mix;
 }
 
-/** A canonical 44-byte-header PCM WAV file (RIFF, `fmt `, `data`) of 16-bit mono samples. */
-export function wavFile(pcm: Int16Array, sampleRate: number): Buffer {
-  const dataBytes = pcm.length * 2;
-  const out = Buffer.alloc(44 + dataBytes);
-  out.write('RIFF', 0, 'ascii');
-  out.writeUInt32LE(36 + dataBytes, 4);
-  out.write('WAVE', 8, 'ascii');
-  out.write('fmt ', 12, 'ascii');
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20); // PCM
-  out.writeUInt16LE(1, 22); // mono
-  out.writeUInt32LE(sampleRate, 24);
-  out.writeUInt32LE(sampleRate * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36, 'ascii');
-  out.writeUInt32LE(dataBytes, 40);
-  for (let i = 0; i < pcm.length; i++) out.writeInt16LE(pcm[i], 44 + i * 2);
-  return out;
+/** A canonical 44-byte-header PCM WAV file of 16-bit mono samples (node-wav's encoder clips to -1..1). */
+export function wavFile(samples: Float32Array, sampleRate: number): Buffer {
+  return encode([samples], { sampleRate, bitDepth: 16 });
 }
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same noise. */

@@ -1,3 +1,5 @@
+import { encode } from 'node-wav';
+
 /**
  * A tiny FLAC writer for tests only (the product's encoder is src/audio): a `fLaC`
  * marker, a STREAMINFO block and frames of VERBATIM subframes (16-bit samples stored
@@ -112,22 +114,7 @@ export function makeFlac(options: FlacFixtureOptions = {}): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A minimal PCM WAV header plus silence, for the "WAV is refused" case. */
+/** A PCM WAV of silence (node-wav's encoder), for the "WAV is refused" case. */
 export function makeWav(seconds = 1, sampleRate = 16_000): Buffer {
-  const data = Buffer.alloc(seconds * sampleRate * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVE', 8, 'latin1');
-  header.write('fmt ', 12, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  return encode([new Float32Array(seconds * sampleRate)], { sampleRate, bitDepth: 16 });
 }

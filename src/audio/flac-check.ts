@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { encode } from 'node-wav';
 import { errorMessage } from '../errors.js';
 import { createFlacEncoder } from './flac-encoder.js';
 import type { FlacEncoderOptions } from './flac-encoder.js';
@@ -19,25 +20,10 @@ const FRAMES = 2000; // a quarter of a second
 
 /** A quarter second of a 440 Hz tone as a 16-bit mono WAV, and the MD5 FLAC must report for it. */
 function probeWav(): { wav: Buffer; md5: string } {
-  const pcm = Buffer.alloc(FRAMES * 2);
-  for (let i = 0; i < FRAMES; i++) {
-    pcm.writeInt16LE(Math.round(12_000 * Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE)), i * 2);
-  }
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(pcm.length, 40);
-  // FLAC's MD5 is over the samples as little-endian signed integers: for 16-bit PCM, the WAV bytes.
-  return { wav: Buffer.concat([header, pcm]), md5: createHash('md5').update(pcm).digest('hex') };
+  const tone = Float32Array.from({ length: FRAMES }, (_, i) => 0.37 * Math.sin((2 * Math.PI * 440 * i) / SAMPLE_RATE));
+  const wav = encode([tone], { sampleRate: SAMPLE_RATE, bitDepth: 16 });
+  // FLAC's MD5 is over the samples as little-endian signed integers: for 16-bit PCM, the bytes after the 44-byte header.
+  return { wav, md5: createHash('md5').update(wav.subarray(44)).digest('hex') };
 }
 
 /**

@@ -1,0 +1,5 @@
+// Preloaded with `node --import <this file>` (see test/cli/lazy-loading.test.ts): registers
+// hooks.mjs, which appends every module the process resolves to $MODULE_TRACE_FILE.
+import { register } from 'node:module';
+
+register(new URL('./hooks.mjs', import.meta.url));

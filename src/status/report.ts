@@ -3,6 +3,7 @@ import type { FileInError, PauseState, Queue, StateCounts } from '../queue/index
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
+import type { LinkPolicy } from '../upload/link-policy.js';
 import type { BudgetDay } from '../upload/data-budget.js';
 import { queueDbPath, queueExists } from './queue-file.js';
 import type { ServiceProbe } from './probe.js';
@@ -203,14 +204,14 @@ function mqttStatus(config: Config, live: RuntimeSnapshot | null, stored: Stored
 }
 
 function linkReport(
-  LinkPolicy: typeof import('../upload/link-policy.js').LinkPolicy,
+  Policy: typeof LinkPolicy,
   config: Config,
   stored: BudgetDay | undefined,
   live: RuntimeSnapshot | null,
   now: number,
 ): StatusReport['link'] {
   const u = config.upload;
-  const policy = new LinkPolicy(
+  const policy = new Policy(
     { windows: u.windows, windowsAudioOnly: u.windowsAudioOnly, audioBytesPerSec: u.audioBytesPerSec, audioBytesPerDay: u.audioBytesPerDay, zone: config.station.timezone },
     { load: () => stored, save: () => {} },
     () => now,

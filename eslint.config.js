@@ -29,5 +29,5 @@ export default tseslint.config(
     },
   },
   ...boundaries,
-  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -16,8 +16,7 @@ import { addLogSecrets, createLogger, type Logger } from './log/index.js';
 import { getMeta, openQueue, queueCounts, recoverInFlight, setMeta, type Queue } from './queue/index.js';
 import { deactivatePublishing } from './mqtt/presence.js';
 import type { AlertRecords } from './alerts/alerter.js';
-import { AlertMonitor } from './alerts/monitor.js';
-import { AlertDelivery } from './alerts/webhook.js';
+import type { AlertMonitor } from './alerts/monitor.js';
 import { webhookFromConfig } from './alerts/webhook-config.js';
 import { LinkPolicy } from './upload/link-policy.js';
 import { RetentionSweeper } from './upload/retention.js';
@@ -329,8 +328,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     }
   };
 
-  const alerts = webhook ? createAlerts(webhook) : null;
-  function createAlerts(hook: NonNullable<typeof webhook>): AlertMonitor {
+  const alerts = webhook ? await createAlerts(webhook) : null;
+  // Loaded only with a webhook configured: most stations never alert, and an idle
+  // daemon's memory is mostly the code it has loaded.
+  async function createAlerts(hook: NonNullable<typeof webhook>): Promise<AlertMonitor> {
+    const [{ AlertMonitor }, { AlertDelivery }] = await Promise.all([import('./alerts/monitor.js'), import('./alerts/webhook.js')]);
     // The no-uploads clock starts at the later of the last upload, the oldest waiting
     // item's arrival and the link opening fully (waiting for a window is not an outage).
     let linkOpenSince = link.windows.restricted ? startedAt : 0;

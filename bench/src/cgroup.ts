@@ -1,31 +1,60 @@
-import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * A cgroup v1 `cpu` child group with a CFS quota: the processes put in it (and their
- * children: the agent's `flac`) share `cores` of CPU time, a stand-in for a Pi's slow
- * core. Null where cgroup v1 is not writable (then the figures are taken unthrottled,
- * and say so).
+ * cgroup v1 child groups, one per run: a `cpu` group with a CFS quota (the processes
+ * put in it, and their children such as the agent's `flac`, share `cores` of CPU time:
+ * a stand-in for a Pi's slow core) and a `memory` group with a limit (a stand-in for
+ * what the analyzer leaves of a Pi Zero 2 W's 512 MB). Null where cgroup v1 is not
+ * writable (then the figures are taken without the limit, and say so).
  */
-export interface CpuGroup {
+export interface Cgroup {
   name: string;
   add(pid: number): void;
   remove(): void;
 }
 
+export interface MemoryGroup extends Cgroup {
+  /** The group's peak charge (memory.max_usage_in_bytes: its processes' memory and the page cache they filled), bytes. */
+  maxUsageBytes(): number | null;
+}
+
 const CPU_ROOT = '/sys/fs/cgroup/cpu';
+const MEMORY_ROOT = '/sys/fs/cgroup/memory';
 const PERIOD_US = 100_000;
 
-export function createCpuGroup(name: string, cores: number): CpuGroup | null {
-  const dir = path.join(CPU_ROOT, `${name}-${process.pid}`);
+export function createCpuGroup(name: string, cores: number): Cgroup | null {
+  return createGroup(CPU_ROOT, name, {
+    'cpu.cfs_period_us': String(PERIOD_US),
+    'cpu.cfs_quota_us': String(Math.round(PERIOD_US * cores)),
+  });
+}
+
+export function createMemoryGroup(name: string, limitBytes: number): MemoryGroup | null {
+  const group = createGroup(MEMORY_ROOT, name, { 'memory.limit_in_bytes': String(limitBytes) });
+  if (!group) return null;
+  const dir = path.join(MEMORY_ROOT, group.name);
+  return {
+    ...group,
+    maxUsageBytes: () => {
+      try {
+        return Number(readFileSync(path.join(dir, 'memory.max_usage_in_bytes'), 'utf8').trim());
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+function createGroup(root: string, name: string, settings: Record<string, string>): Cgroup | null {
+  const dir = path.join(root, `${name}-${process.pid}`);
   try {
     mkdirSync(dir);
   } catch {
     return null;
   }
   try {
-    writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(PERIOD_US));
-    writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(Math.round(PERIOD_US * cores)));
+    for (const [file, value] of Object.entries(settings)) writeFileSync(path.join(dir, file), value);
   } catch {
     rmdirSync(dir);
     return null;

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../../src/errors.js';
+import { runBacklog } from './backlog.js';
 import { runBandwidth } from './bandwidth.js';
 import { runCpu } from './cpu.js';
 import { runDrain } from './drain.js';
@@ -36,6 +37,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   idle: runIdle,
   queue: runQueueScale,
   bandwidth: runBandwidth,
+  backlog: runBacklog,
 };
 
 async function main(): Promise<number> {

@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -35,6 +35,8 @@ export interface BenchOptions {
   /** Queue scale: detections in the queue, and runs of `status` timed. */
   queueDetections: number;
   statusRuns: number;
+  /** Backlog: recordings (WAV + Raven table) waiting in the results folder when the agent starts. */
+  backlogRecordings: number;
   /** Keep the temporary folder (logs, queue files) for a look afterwards. */
   keep: boolean;
 }
@@ -48,6 +50,7 @@ const FULL = {
   settleSec: 10,
   idleSec: 60,
   queueDetections: 1_000_000,
+  backlogRecordings: 150,
 };
 const QUICK: typeof FULL = {
   soundscapes: 30,
@@ -58,6 +61,7 @@ const QUICK: typeof FULL = {
   settleSec: 3,
   idleSec: 5,
   queueDetections: 100_000,
+  backlogRecordings: 10,
 };
 
 function whole(min: number) {
@@ -94,12 +98,13 @@ interface Flags {
   queueDetections?: number;
   statusRuns: number;
   cpuRecordings?: number;
+  backlogRecordings?: number;
   keep?: boolean;
 }
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const program = new Command('bench')
-    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, status on a large queue')
+    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, start-up and status on a large queue, a backlog under a Pi-sized cgroup')
     .option('--json', 'print one JSON document instead of the table')
     .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')
@@ -117,6 +122,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--idle <s>', 'idle: seconds of the CPU window (full 60, quick 5)', whole(1))
     .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
+    .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
     .option('--keep', 'keep the temporary folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -141,6 +147,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     idleSec: f.idle ?? size.idleSec,
     queueDetections: f.queueDetections ?? size.queueDetections,
     statusRuns: f.statusRuns,
+    backlogRecordings: f.backlogRecordings ?? size.backlogRecordings,
     keep: f.keep === true,
   };
 }

@@ -23,23 +23,27 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
   seed(path.join(cfg.dataDir, 'queue.db'), total);
   log(`queue: ${total} detections seeded in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
 
+  const emptyCfg = writeAgentConfig({ dir: path.join(dir, 'empty'), serviceUrl: 'http://127.0.0.1:9' });
+  // Round-robin, so that a busy minute of the machine falls on every command alike and
+  // the ratios to a bare `node -e 0` (started in the same round) hold.
   const status: number[] = [];
+  const empty: number[] = [];
+  const startup: number[] = [];
+  const bare: number[] = [];
   for (let i = 0; i < options.statusRuns; i++) {
-    const { ms, stdout } = await timeCli(['status', '--json', '--offline', '--config', cfg.configPath]);
+    const { ms, stdout } = await timeNode([CLI_MAIN, 'status', '--json', '--offline', '--config', cfg.configPath]);
     const report = JSON.parse(stdout) as { queue: { detections: { pending: number } } };
     if (report.queue.detections.pending !== total) {
       throw new Error(`status shows ${report.queue.detections.pending} pending detections, the queue holds ${total}`);
     }
     status.push(ms);
+    empty.push((await timeNode([CLI_MAIN, 'status', '--json', '--offline', '--config', emptyCfg.configPath])).ms);
+    startup.push((await timeNode([CLI_MAIN, '--version'])).ms);
+    bare.push((await timeNode(['-e', '0'])).ms);
   }
-  const emptyCfg = writeAgentConfig({ dir: path.join(dir, 'empty'), serviceUrl: 'http://127.0.0.1:9' });
-  const empty: number[] = [];
-  for (let i = 0; i < options.statusRuns; i++) empty.push((await timeCli(['status', '--json', '--offline', '--config', emptyCfg.configPath])).ms);
-  const startup: number[] = [];
-  for (let i = 0; i < options.statusRuns; i++) startup.push((await timeCli(['--version'])).ms);
   log(
     `queue: status --json --offline median ${median(status).toFixed(0)} ms (runs ${status.map(Math.round).join(', ')}); ` +
-      `without a queue ${median(empty).toFixed(0)} ms; --version ${median(startup).toFixed(0)} ms`,
+      `without a queue ${median(empty).toFixed(0)} ms; --version ${median(startup).toFixed(0)} ms; node -e 0 ${median(bare).toFixed(0)} ms`,
   );
   const label = total.toLocaleString('en-US');
   return [
@@ -49,11 +53,19 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
       value: median(status),
       unit: 'ms',
       digits: 0,
-      target: { op: '<=', value: 200 },
       detail: { detections: total, recordings: Math.ceil(total / DETECTIONS_PER_RECORDING), runsMs: status },
     }),
     figure({ id: 'queue.statusNoQueue', name: 'queue: status --json --offline, no queue file', value: median(empty), unit: 'ms', digits: 0, detail: { runsMs: empty } }),
-    figure({ id: 'queue.cliStartup', name: 'queue: CLI start-up alone (--version)', value: median(startup), unit: 'ms', digits: 0, detail: { runsMs: startup } }),
+    figure({ id: 'queue.cliStartup', name: 'start-up: station-agent --version', value: median(startup), unit: 'ms', digits: 0, detail: { runsMs: startup } }),
+    figure({ id: 'startup.bareNode', name: 'start-up: bare node -e 0', value: median(bare), unit: 'ms', digits: 0, detail: { runsMs: bare } }),
+    figure({ id: 'startup.versionVsBare', name: 'start-up: --version / node -e 0', value: median(startup) / median(bare), unit: 'x', target: { op: '<=', value: 2 } }),
+    figure({
+      id: 'startup.statusVsBare',
+      name: `start-up: status --json, ${label} detections / node -e 0`,
+      value: median(status) / median(bare),
+      unit: 'x',
+      target: { op: '<=', value: 3 },
+    }),
   ];
 }
 
@@ -101,11 +113,12 @@ function seed(file: string, detections: number): void {
   }
 }
 
-async function timeCli(args: string[]): Promise<{ ms: number; stdout: string }> {
+/** A whole `node ...` process, wall clock from spawn to exit. */
+async function timeNode(args: string[]): Promise<{ ms: number; stdout: string }> {
   const t = performance.now();
-  const child = startNode([CLI_MAIN, ...args]);
+  const child = startNode(args);
   const code = await child.exited;
   const ms = performance.now() - t;
-  if (code !== 0) throw new Error(`station-agent ${args[0]} exited ${code}: ${child.stderrTail().slice(-1000)}`);
+  if (code !== 0) throw new Error(`node ${args.join(' ').slice(0, 200)} exited ${code}: ${child.stderrTail().slice(-1000)}`);
   return { ms, stdout: child.stdout() };
 }

@@ -30,3 +30,14 @@ export function writeResultCsv(dir: string, base: string, rows: number, seed = 0
   writeFileSync(file, resultCsv(base, rows, seed));
   return file;
 }
+
+/** The Raven selection table (`<base>.BirdNET.selection.table.txt`) of `rows` detections, 3 s apart. */
+export function ravenTable(rows: number, seed = 0): string {
+  const lines = ['Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tLow Freq (Hz)\tHigh Freq (Hz)\tCommon Name\tScientific Name\tConfidence'];
+  for (let k = 0; k < rows; k++) {
+    const [scientific, common] = SPECIES[(seed + k) % SPECIES.length];
+    const confidence = (0.5 + ((seed * 7 + k * 13) % 50) / 100).toFixed(4);
+    lines.push(`${k + 1}\tSpectrogram 1\t1\t${k * 3}\t${k * 3 + 3}\t150\t12000\t${common}\t${scientific}\t${confidence}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -39,6 +39,7 @@ const TINY = [
   '--idle', '1',
   '--queue-detections', '25',
   '--status-runs', '1',
+  '--backlog-recordings', '1',
 ];
 
 interface BenchDoc {
@@ -73,7 +74,10 @@ describe('npm run bench (tiny sizes)', () => {
       'cpu.agentVsBaseline',
       'memory.idleVsBare',
       'cpu.idle',
-      'queue.status',
+      'startup.versionVsBare',
+      'startup.statusVsBare',
+      'backlog.peakRss',
+      'backlog.realTime',
     ];
     if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed');
     for (const id of targeted) {
@@ -87,6 +91,7 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('drain.agent')!.detail).toMatchObject({ items: 10, atService: { soundscapes: 3, detections: 7 } });
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3 });
+    expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
   }, 180_000);
 
   it('refuses an unknown section with a usage error', async () => {

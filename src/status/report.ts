@@ -3,8 +3,8 @@ import type { FileInError, PauseState, Queue, StateCounts } from '../queue/index
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
+import type { LinkPolicy } from '../upload/link-policy.js';
 import type { BudgetDay } from '../upload/data-budget.js';
-import { LinkPolicy } from '../upload/link-policy.js';
 import { queueDbPath, queueExists } from './queue-file.js';
 import type { ServiceProbe } from './probe.js';
 import {
@@ -128,6 +128,9 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     : import('./probe.js').then(({ probeService }) => probeService(config, { timeoutMs: options.probeTimeoutMs }));
   const free = freeBytes(config.dataDir);
   const systemClock = import('../system/clock.js').then(({ clockSyncState }) => clockSyncState({ timeoutMs: 1_000 }));
+  // Loaded while the queue is read, not at import: `status` should pay for the upload
+  // stage's link policy (windows, budget, pacing streams) only once it reports on it.
+  const linkPolicy = import('../upload/link-policy.js');
 
   const stored = queueExists(config.dataDir) ? await readQueue(config) : null;
   const now = options.now ?? Date.now();
@@ -184,7 +187,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     watcher: live ? { ...live.watcher } : null,
     mqtt: config.mqtt.enabled ? mqttStatus(config, live, stored) : null,
     policy: stored?.policy ?? emptyCounts(),
-    link: linkReport(config, stored?.audioBudget, live, now),
+    link: linkReport((await linkPolicy).LinkPolicy, config, stored?.audioBudget, live, now),
   };
 }
 
@@ -200,9 +203,15 @@ function mqttStatus(config: Config, live: RuntimeSnapshot | null, stored: Stored
   };
 }
 
-function linkReport(config: Config, stored: BudgetDay | undefined, live: RuntimeSnapshot | null, now: number): StatusReport['link'] {
+function linkReport(
+  Policy: typeof LinkPolicy,
+  config: Config,
+  stored: BudgetDay | undefined,
+  live: RuntimeSnapshot | null,
+  now: number,
+): StatusReport['link'] {
   const u = config.upload;
-  const policy = new LinkPolicy(
+  const policy = new Policy(
     { windows: u.windows, windowsAudioOnly: u.windowsAudioOnly, audioBytesPerSec: u.audioBytesPerSec, audioBytesPerDay: u.audioBytesPerDay, zone: config.station.timezone },
     { load: () => stored, save: () => {} },
     () => now,

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_MAIN, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { openTestQueue, seed } from './seed.js';
+
+/**
+ * What a command loads: the CLI run as a process with a module-resolution hook
+ * (test/helpers/module-trace) that writes down every module it resolves. On a Pi,
+ * module loading is where start-up seconds and idle megabytes go, so a command or a
+ * quiet daemon must not load what it does not use.
+ */
+const TRACE_HOOK = path.join(REPO_ROOT, 'test/helpers/module-trace/register.mjs');
+const TOKEN = 'lazy-loading-token-7c2e91';
+
+interface Loaded {
+  /** npm packages, by name. */
+  packages: Set<string>;
+  /** The agent's own modules, relative to dist/. */
+  own: Set<string>;
+}
+
+function readTrace(file: string): Loaded {
+  const urls = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const packages = new Set<string>();
+  const own = new Set<string>();
+  const dist = `${path.join(REPO_ROOT, 'dist')}/`;
+  for (const url of urls) {
+    if (!url.startsWith('file:')) continue;
+    const file = decodeURIComponent(new URL(url).pathname);
+    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
+    if (pkg) packages.add(pkg[1]);
+    else if (file.startsWith(dist)) own.add(file.slice(dist.length));
+  }
+  return { packages, own };
+}
+
+function traceEnv(file: string): Record<string, string> {
+  return { NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: file };
+}
+
+/** Packages no read-only command needs: the HTTP client, the logger, the watcher, MQTT, the encoder, metrics. */
+const DAEMON_ONLY = ['undici', 'pino', 'chokidar', 'mqtt', 'libflacjs', 'p-queue', 'prom-client'];
+
+describe('lazy loading', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let config: string;
+
+  beforeAll(async () => {
+    await buildCli();
+    tmp = tempDir('cli-lazy-');
+    const dataDir = path.join(tmp.dir, 'data');
+    // Nothing listens on port 9 (discard): the daemon's config sync just retries.
+    config = writeCliConfig(path.join(tmp.dir, 'config.json'), {
+      baseUrl: 'http://127.0.0.1:9',
+      token: TOKEN,
+      dataDir,
+      inputDir: path.join(tmp.dir, 'input'),
+      extra: { clock: { requireSync: 'never' } },
+    });
+    const q = openTestQueue(dataDir);
+    seed(q, 20, 5);
+    q.close();
+  }, 180_000);
+
+  afterAll(() => tmp?.cleanup());
+
+  it('--version loads commander and nothing else from node_modules', async () => {
+    const trace = path.join(tmp.dir, 'version.trace');
+    const result = await runCli(['--version'], { env: traceEnv(trace) });
+    expect(result.code).toBe(0);
+    const loaded = readTrace(trace);
+    expect(loaded.own.has('cli/main.js')).toBe(true);
+    expect([...loaded.packages]).toEqual(['commander']);
+  });
+
+  it('status --json --offline on a queue loads neither the daemon packages nor the upload stage', async () => {
+    const trace = path.join(tmp.dir, 'status.trace');
+    const result = await runCli(['status', '--json', '--offline', '--config', config], { env: traceEnv(trace) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<{ queue: { detections: { pending: number } } }>(result).queue.detections.pending).toBe(100);
+    const loaded = readTrace(trace);
+    expect(loaded.packages.has('better-sqlite3')).toBe(true);
+    for (const pkg of DAEMON_ONLY) expect(loaded.packages.has(pkg), pkg).toBe(false);
+    // Neither the pipeline's stages nor the API client: status reads the queue file only.
+    expect([...loaded.own].filter((f) => /^(ingest|audio|alerts|mqtt|metrics)\/|^api\/(client|transport)\.js$|^upload\/uploader\.js$/.test(f))).toEqual([]);
+  });
+
+  it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server or FLAC encoder', async () => {
+    const trace = path.join(tmp.dir, 'run.trace');
+    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'UTC', ...traceEnv(trace) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`the daemon did not start within 60 s:\n${out}`)), 60_000);
+        const check = () => {
+          if (!out.includes('station-agent running')) return;
+          clearTimeout(deadline);
+          resolve();
+        };
+        child.stdout.on('data', check);
+        void exited.then(() => reject(new Error(`the daemon exited:\n${out}`)));
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const loaded = readTrace(trace);
+    expect(loaded.own.has('daemon.js')).toBe(true);
+    for (const pkg of ['mqtt', 'libflacjs', 'prom-client']) expect(loaded.packages.has(pkg), pkg).toBe(false);
+    expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/)/.test(f))).toEqual([]);
+  }, 90_000);
+});

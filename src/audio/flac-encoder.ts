@@ -9,8 +9,6 @@ import type { FlacEngineChoice } from '../config/schema.js';
 
 export type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 export type { FlacEngineChoice } from '../config/schema.js';
-export { checkFlacEncoder } from './flac-check.js';
-export type { FlacEncoderCheck } from './flac-check.js';
 
 /**
  * WAV -> FLAC for the spool. One encoder per process: it owns one long-lived worker

@@ -6,13 +6,14 @@ export type { WavInfo } from './wav.js';
 export type { BextInfo } from './riff-metadata.js';
 export { readFlacInfo } from './flac-info.js';
 export type { FlacInfo } from './flac-info.js';
-export { checkFlacEncoder, createFlacEncoder } from './flac-encoder.js';
+export { createFlacEncoder } from './flac-encoder.js';
+export { checkFlacEncoder } from './flac-check.js';
+export type { FlacEncoderCheck } from './flac-check.js';
 export type {
   EncodeJobOptions,
   EncodeResult,
   FlacCompressionLevel,
   FlacEncoder,
-  FlacEncoderCheck,
   FlacEncoderOptions,
   FlacEngineChoice,
 } from './flac-encoder.js';

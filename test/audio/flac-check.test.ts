@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFlacEncoder } from '../../src/audio/flac-encoder.js';
+import { checkFlacEncoder } from '../../src/audio/flac-check.js';
 
 describe('checkFlacEncoder', () => {
   it('encodes a generated tone and checks its STREAMINFO', async () => {

@@ -31,7 +31,7 @@ beforeAll(() => {
       extends: path.join(REPO_ROOT, 'tsconfig.build.json'),
       compilerOptions: { outDir: dist, rootDir: path.join(REPO_ROOT, 'src'), sourceMap: false },
       include: [],
-      files: [path.join(REPO_ROOT, 'src/audio/flac-encoder.ts'), path.join(REPO_ROOT, 'src/audio/flac-worker.ts')],
+      files: ['flac-encoder.ts', 'flac-worker.ts', 'flac-check.ts'].map((f) => path.join(REPO_ROOT, 'src/audio', f)),
     }),
   );
   const tsc = spawnSync(
@@ -134,7 +134,7 @@ console.log(JSON.stringify({ job: await job, part: existsSync(dest + '.part'), d
   it('checkFlacEncoder() passes with the worker', () => {
     const { status, stdout } = runNode(
       `
-import { checkFlacEncoder } from './dist/audio/flac-encoder.js';
+import { checkFlacEncoder } from './dist/audio/flac-check.js';
 console.log(JSON.stringify(await checkFlacEncoder()));
 `,
       [],

@@ -194,7 +194,7 @@ export async function diskCheck(config: Config): Promise<CheckResult> {
 }
 
 export async function flacCheck(config: Config): Promise<CheckResult> {
-  const { checkFlacEncoder } = await import('../../audio/flac-encoder.js');
+  const { checkFlacEncoder } = await import('../../audio/flac-check.js');
   const choice = config.upload.flacEncoder;
   const check = await checkFlacEncoder({ engine: choice });
   const title = 'FLAC encoder working';

@@ -112,11 +112,18 @@ note "$NODE_HOME/bin/node: $(file -b "$NODE_HOME/bin/node" | cut -d, -f1-2) -> p
 note "flac: $("$BIN/flac" --version) ($(file -b "$SYSROOT/usr/bin/flac" | cut -d, -f1-2))"
 
 # --- 4. bin/install into a temporary root --------------------------------------------------
+# The tree is built here, so that bin/install (--no-build) runs no npm ci in it: the
+# install scripts are off for the station's npm ci only, never for this tree's own.
+say "Building this tree (npm run build)"
+if [[ ! -f $REPO/node_modules/.package-lock.json || $REPO/package-lock.json -nt $REPO/node_modules/.package-lock.json ]]; then
+  (cd "$REPO" && npm ci --no-audit --no-fund)
+fi
+(cd "$REPO" && npm run build >/dev/null)
 ROOT=$CACHE/station-root
 INSTALLED=$ROOT/opt/station-agent
 say "bin/install --root $ROOT (production dependencies, install scripts off)"
 rm -rf "$ROOT"
-npm_config_ignore_scripts=true "$REPO/bin/install" --root "$ROOT" --no-systemctl --no-flac | sed 's/^/    /'
+npm_config_ignore_scripts=true "$REPO/bin/install" --root "$ROOT" --no-systemctl --no-flac --no-build | sed 's/^/    /'
 [[ -f $INSTALLED/dist/cli/main.js ]] || die "bin/install did not install $INSTALLED"
 
 # --- 5. better-sqlite3's addon for arm64 ----------------------------------------------------
@@ -160,12 +167,13 @@ cp -R "$REPO/package.json" "$REPO/bin" "$REPO/dist" "$DEVTREE/"
 for pkg in emulator demo; do cp -R "$REPO/$pkg/package.json" "$REPO/$pkg/dist" "$DEVTREE/$pkg/"; done
 cp -Rl "$REPO/node_modules" "$DEVTREE/node_modules" 2>/dev/null || cp -R "$REPO/node_modules" "$DEVTREE/node_modules"
 rm -f "$DEVTREE/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+mkdir -p "$DEVTREE/node_modules/better-sqlite3/build/Release"
 cp "$ADDON" "$DEVTREE/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
 (cd "$DEVTREE" && "$ARM_NODE" bin/station-agent demo --timeout 600) | sed 's/^/    /'
 rm -rf "$DEVTREE"
 
 say "The pipeline tests with the agent process on arm64 (vitest on the host: test/arm64)"
-(cd "$REPO" && npm run build >/dev/null &&
+(cd "$REPO" &&
   STATION_AGENT_NODE=$ARM_NODE STATION_AGENT_CLI=$INSTALLED/bin/station-agent STATION_AGENT_ARM64_BIN=$BIN \
     npx vitest run --config test/arm64/vitest.config.ts --maxWorkers=1)
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '@station-agent/emulator';
@@ -52,6 +52,7 @@ function scenario(extra: Record<string, unknown>) {
   const dir = path.join(root, `run-${++run}`);
   const inputDir = path.join(dir, 'input');
   const dataDir = path.join(dir, 'data');
+  mkdirSync(inputDir, { recursive: true });
   const configPath = writeAgentConfig(path.join(dir, 'config.json'), { baseUrl: service.url, inputDir, dataDir, extra: { log: { level: 'debug' }, ...extra } });
   return { inputDir, dataDir, configPath };
 }
@@ -148,9 +149,9 @@ describe('the agent on arm64', () => {
 
     await drained(dataDir, { recordings: 1, detections: 2 }, agent);
     const held = await serviceHoldings(client);
-    const soundscapes = held.soundscapes.filter((s) => s.mode === 'analyzerpi');
+    const soundscapes = held.soundscapes.filter((s) => s.timestamp === '2024-02-24T16:19:37.000+01:00');
     expect(soundscapes).toHaveLength(1);
-    expect(soundscapes[0]).toMatchObject({ duration: 30, sampleRate: 48_000 });
+    expect(soundscapes[0]).toMatchObject({ duration: 30, sampleRate: 48_000, mode: 'analyzerpi' });
     expect(encodedBy(agent)).toEqual([expect.stringMatching(/\(flac program\)$/)]);
   });
 });

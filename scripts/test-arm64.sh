@@ -17,7 +17,7 @@
 #
 # Needs: Debian (apt), root the first time (apt-get install qemu-user-static
 # g++-aarch64-linux-gnu), the network to deb.debian.org and the npm registry on the first
-# run, and about 1 GB of disk under the cache (STATION_AGENT_ARM64_CACHE, default
+# run, and about 500 MB of disk under the cache (STATION_AGENT_ARM64_CACHE, default
 # ~/.cache/station-agent-arm64). Later runs reuse the cache (sysroot, Node, the addon).
 set -euo pipefail
 
@@ -38,7 +38,7 @@ elapsed() { printf '%dm%02ds' $(((SECONDS - started) / 60)) $(((SECONDS - starte
 trap 'printf "\ntest:arm64: FAILED after %s\n" "$(elapsed)" >&2' ERR
 
 say "station-agent on arm64 under qemu-user (cache: $CACHE)"
-note "needs: Debian with apt; root the first time; about 1 GB of disk; the network on the first run"
+note "needs: Debian with apt; root the first time; about 500 MB of disk; the network on the first run"
 mkdir -p "$CACHE"
 
 # --- 1. Host tools ------------------------------------------------------------------------

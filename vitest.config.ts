@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** A workspace package's entry as source: tests run the TypeScript, not a build that may be stale. */
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     // The agent's tests, then each package's own (emulator, demo) and the benchmark's.
     include: ['test/**/*.test.ts', 'emulator/test/**/*.test.ts', 'demo/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
+    // The arm64 run needs the emulated environment scripts/test-arm64.sh builds (npm run test:arm64).
+    exclude: [...configDefaults.exclude, 'test/arm64/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

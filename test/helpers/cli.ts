@@ -10,6 +10,15 @@ import { REPO_ROOT } from './paths.js';
  */
 
 export const CLI_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+
+/**
+ * What tests spawn as the agent: this Node and the compiled CLI, unless
+ * STATION_AGENT_NODE and STATION_AGENT_CLI name others. `npm run test:arm64`
+ * (scripts/test-arm64.sh) points them at an arm64 node under qemu and an installed
+ * tree's bin/station-agent, so the same tests run the agent on arm64.
+ */
+export const AGENT_NODE = process.env.STATION_AGENT_NODE || process.execPath;
+export const AGENT_CLI = process.env.STATION_AGENT_CLI || CLI_MAIN;
 const STAMP = path.join(REPO_ROOT, 'dist/.cli-test-build-stamp');
 const LOCK = path.join(REPO_ROOT, 'dist/.cli-test-build-lock');
 const LOCK_STALE_MS = 180_000;
@@ -78,7 +87,7 @@ export function runCli(args: readonly string[], options: RunCliOptions = {}): Pr
     else env[k] = v;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(AGENT_NODE, [AGENT_CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));

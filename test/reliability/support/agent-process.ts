@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI_MAIN } from '../../helpers/cli.js';
+import { AGENT_CLI, AGENT_NODE } from '../../helpers/cli.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 
 /**
@@ -25,7 +25,7 @@ export interface StartAgentOptions {
 }
 
 export function startAgentProcess(configPath: string, options: StartAgentOptions = {}): AgentProcess {
-  const cliArgs = [process.execPath, CLI_MAIN, 'run', '--config', configPath];
+  const cliArgs = [AGENT_NODE, AGENT_CLI, 'run', '--config', configPath];
   const { command, args } = options.wrap ? options.wrap(cliArgs) : { command: cliArgs[0], args: cliArgs.slice(1) };
   const child = spawn(command, args, {
     cwd: REPO_ROOT,

@@ -46,7 +46,7 @@ export async function runIngest(options: BenchOptions, dir: string, log: (line: 
         value: perSec,
         unit: 'detections/s',
         digits: 0,
-        target: { op: '>=', value: 5_000 },
+        target: { op: '>=', value: 10_000 },
         detail: {
           files: options.ingestFiles,
           rowsPerFile: options.ingestRows,

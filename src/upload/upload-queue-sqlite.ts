@@ -23,6 +23,7 @@ export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQ
     },
     // A transaction function called inside a transaction is a savepoint (better-sqlite3).
     savepoint: (fn) => q.write(fn),
+    totalChanges: () => q.stmt('SELECT total_changes()').pluck().get() as number,
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
     nextDueAt: () => nextDueAt(q, now()),

@@ -138,7 +138,7 @@ export class Uploader {
     this.notify();
   }
 
-  /** Transactions the uploader committed, and the outcomes they recorded (tests, benchmark). */
+  /** Commits that wrote (one fsync each), and the outcomes they recorded (tests, benchmark). */
   get commitStats(): { commits: number; outcomes: number } {
     return { commits: this.commits.commits, outcomes: this.commits.recorded };
   }

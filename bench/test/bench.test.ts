@@ -4,6 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
+import { countQueueWrites } from '../src/write-cost.js';
 import { buildCli } from '../../test/helpers/cli.js';
 import { REAL_FIXTURES, REPO_ROOT } from '../../test/helpers/paths.js';
 
@@ -89,6 +90,13 @@ describe('npm run bench (tiny sizes)', () => {
     }
     // 3 soundscapes + 7 detections, each drain checked against what the service holds.
     expect(byId.get('drain.agent')!.detail).toMatchObject({ items: 10, atService: { soundscapes: 3, detections: 7 } });
+    // The write cost comes from a drain under strace (null where strace is missing).
+    const fsyncs = byId.get('drain.fsyncsPerItem')!;
+    if (fsyncs.value !== null) {
+      expect(fsyncs.detail).toMatchObject({ items: 10 });
+      expect(fsyncs.value).toBeGreaterThan(0);
+      expect(byId.get('drain.queueBytesPerItem')!.value).toBeGreaterThan(0);
+    }
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3 });
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
@@ -99,6 +107,32 @@ describe('npm run bench (tiny sizes)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('"nonsense" is not a section');
   }, 30_000);
+});
+
+describe('write cost', () => {
+  it('counts fsyncs and written bytes on the queue database files only, from strace -f -y lines', () => {
+    const trace = [
+      '101 pwrite64(12</d/data/queue.db-wal>, "\\x37\\x7f"..., 4152, 32) = 4152',
+      '101 pwrite64(12</d/data/queue.db-wal>, "\\x00"..., 4120, 4184) = 4120',
+      '101 fdatasync(12</d/data/queue.db-wal>) = 0',
+      '101 pwrite64(11</d/data/queue.db>, "\\x00"..., 4096, 8192) = 4096',
+      '101 fsync(11</d/data/queue.db>) = 0',
+      '102 write(19</d/data/agent.log>, "{}"..., 120) = 120',
+      '102 fsync(20</d/data/other.db>) = 0',
+      '101 fsync(13</d/data>) = 0',
+      '101 pwrite64(12</d/data/queue.db-wal>, ""..., 4120, 0) = -1 ENOSPC (No space left on device)',
+      '101 +++ exited with 0 +++',
+    ].join('\n');
+    expect(countQueueWrites(trace, '/d/data/queue.db')).toEqual({
+      fsyncs: 3,
+      bytes: 4152 + 4120 + 4096,
+      byFile: {
+        'queue.db-wal': { fsyncs: 1, bytes: 8272 },
+        'queue.db': { fsyncs: 1, bytes: 4096 },
+        'data/': { fsyncs: 1, bytes: 0 },
+      },
+    });
+  });
 });
 
 describe('figures and the table', () => {

@@ -5,10 +5,11 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
 import { isFileDone } from '../queue/ingested-files.js';
+import { INGEST_BATCH, WriteBatch } from '../queue/write-batch.js';
 import { notTakenReason } from '../system/regular-file.js';
 import { createIngestContext } from './context.js';
 import { classifyPath } from './formats.js';
-import type { IngestOutcome } from './ingest-recording.js';
+import type { IngestContext, IngestOutcome } from './ingest-recording.js';
 import { Pairing } from './pairing.js';
 
 /** The least time a backfilled file must be unchanged before an unfinished-looking end is taken as it is. */
@@ -19,7 +20,8 @@ const BACKFILL_SETTLE_MIN_MS = 5_000;
  * dump) through the same pairing, parsers and queue as the watcher. Idempotent:
  * files already finished with are skipped, and recordings already queued add
  * nothing. Folders are walked twice (count, then ingest), streaming, so the size of
- * the dump never matters for memory.
+ * the dump never matters for memory. Several files, with their `ingested_files` marks,
+ * go into one commit (`WriteBatch`, bounded by rows and time).
  */
 export interface IngestPathsOptions {
   config: Config;
@@ -54,6 +56,19 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
   // end, as some analyzer versions write it; only the daemon waits out a writer's pauses.
   const settleMs = Math.max(options.config.input.stableMs, BACKFILL_SETTLE_MIN_MS);
   const ctx = await createIngestContext(options.config, options.queue, log, { dryRun: options.dryRun, settleMs });
+  const writes = options.dryRun ? undefined : new WriteBatch(options.queue, INGEST_BATCH);
+  ctx.writes = writes;
+  try {
+    const result = await ingestAll(options, ctx, log, writes);
+    writes?.commit();
+    return result;
+  } catch (err) {
+    writes?.rollback();
+    throw err;
+  }
+}
+
+async function ingestAll(options: IngestPathsOptions, ctx: IngestContext, log: Logger, writes: WriteBatch | undefined): Promise<IngestPathsResult> {
   const result: IngestPathsResult = { recordings: 0, detections: 0, skipped: [], errors: [] };
   const skip = (file: string, reason: string) => {
     if (result.skipped.length < MAX_LISTED) result.skipped.push({ file, reason });
@@ -116,9 +131,11 @@ export async function ingestPaths(options: IngestPathsOptions): Promise<IngestPa
         skip(file, 'already ingested');
         continue;
       }
+      writes?.begin();
       pairing.enqueue(file, st);
       // One at a time: keeps memory flat and the progress honest.
       await pairing.idle();
+      writes?.commitIfFull();
     }
   }
   return result;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { ChangedDetection, NewDetection, NewRecording, Queue } from '../queue/index.js';
+import type { WriteBatch } from '../queue/write-batch.js';
 import { findRecordingBySourceKey } from '../queue/find-recording.js';
 import { emptyCounts, mergeCounts, type PolicyCounts } from '../policy/counts.js';
 import { countCounts, enqueueWithPolicy, logWithheld } from '../policy/enqueue.js';
@@ -55,6 +56,11 @@ export interface IngestContext {
   now?: () => number;
   /** Report what would be queued without writing anything. */
   dryRun?: boolean;
+  /**
+   * `station-agent ingest`: the open batch of writes (several files per commit); a long
+   * file commits it when it reaches its bounds. The daemon commits each file on its own.
+   */
+  writes?: WriteBatch;
 }
 
 export interface IngestInput {
@@ -266,6 +272,7 @@ async function ingestOpened(ctx: IngestContext, given: IngestInput, opened: Extr
       }
       throw err;
     }
+    ctx.writes?.commitIfFull();
     recordingId = result.recordingId;
     inserted += result.detectionsInserted;
     for (const c of result.changed) problems.add(describeChange(input.resultPath, rows, c));

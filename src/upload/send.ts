@@ -8,7 +8,8 @@ import type { LinkGate } from './link-policy.js';
 
 export interface SendContext {
   api: UploadApi;
-  queue: UploadQueue;
+  /** Whether an item already holds (or is about to be recorded with) this service id. */
+  isRemoteIdTaken: UploadQueue['isRemoteIdTaken'];
   species: SpeciesIdCache;
   signal: AbortSignal;
   /** The link policy: paces and counts soundscape bodies (absent: sent at full speed). */
@@ -22,20 +23,20 @@ export interface SendResult {
 }
 
 /**
- * Uploads one soundscape, or adopts the one the service already has. The service's
- * id is stored in the same transaction that marks the recording uploaded, which is
- * what makes its detections due.
+ * Uploads one soundscape, or finds the one the service already has, and returns its
+ * service id. The caller records it (`markUploaded`, in its group commit): the id is
+ * stored in the same UPDATE that marks the recording uploaded, which is what makes its
+ * detections due.
  */
 export async function sendRecording(ctx: SendContext, item: RecordingItem): Promise<SendResult> {
   if (item.reconcile) {
     const found = await findSoundscape(
       ctx.api,
       { timestamp: item.timestamp, durationS: item.durationS, filesize: item.filesize },
-      (id) => ctx.queue.isRemoteIdTaken('recording', id),
+      (id) => ctx.isRemoteIdTaken('recording', id),
       ctx.signal,
     );
     if (found != null) {
-      ctx.queue.markUploaded('recording', item.id, found);
       return { remoteId: found, reconciled: true };
     }
   }
@@ -46,26 +47,24 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem): Prom
   } finally {
     ctx.link?.audioDone();
   }
-  ctx.queue.markUploaded('recording', item.id, soundscape.id);
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
 }
 
+/** Posts one detection, or finds the one the service already has; returns its service id (the caller records it). */
 export async function sendDetection(ctx: SendContext, item: ClaimedDetection): Promise<SendResult> {
   if (item.reconcile) {
     const found = await findDetection(
       ctx.api,
       item,
       ctx.species,
-      (id) => ctx.queue.isRemoteIdTaken('detection', id),
+      (id) => ctx.isRemoteIdTaken('detection', id),
       ctx.signal,
     );
     if (found != null) {
-      ctx.queue.markUploaded('detection', item.id, found);
       return { remoteId: found, reconciled: true };
     }
   }
   const detection = await ctx.api.postDetection(detectionBody(item), ctx.signal);
-  ctx.queue.markUploaded('detection', item.id, detection.id);
   return { remoteId: detection.id, reconciled: false };
 }
 

@@ -1,11 +1,14 @@
 import type { ClaimedDetection, ItemKind, RecordingItem } from '../queue/index.js';
+import type { CommitQueue } from './group-commit.js';
 
 /**
  * The queue operations the uploader uses, named by what they mean to it. The
  * SQLite binding (`upload-queue-sqlite.ts`) maps each to one queue operation, and
- * every state change still goes through the queue's single `transition()`.
+ * every state change still goes through the queue's single `transition()`. The
+ * uploader runs its writes in group commits (`group-commit.ts`): `commit` and
+ * `savepoint` are the transactions they need.
  */
-export interface UploadQueue {
+export interface UploadQueue extends CommitQueue {
   claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): RecordingItem[];
   claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest'; noAudioAfterMs: number; audioHeld?: boolean }): ClaimedDetection[];
   /** The earliest future `next_attempt_at` of a waiting item, to sleep until then. */

@@ -3,10 +3,11 @@ import { errorMessage } from '../errors.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
+import { GroupCommit } from './group-commit.js';
 import { decide, type Decision, type ItemKind, type PauseReason } from './decide.js';
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
-import { sendDetection, sendRecording, type SendContext } from './send.js';
+import { sendDetection, sendRecording, type SendContext, type SendResult } from './send.js';
 import { QueueTransitionError, type ClaimedDetection, type RecordingItem } from '../queue/index.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { LinkGate } from './link-policy.js';
@@ -68,11 +69,22 @@ export type HoldReason = PauseReason | 'clock-unsynchronized';
  * in `decide.ts`. Recordings go before detections (a detection is only due once
  * its soundscape has the service's id); claims alternate between the newest and
  * the oldest items so a backlog of days never starves today's recordings.
+ *
+ * Queue writes go through a group commit (`group-commit.ts`): the outcomes that arrive
+ * while a commit runs are recorded together in the next one, which also holds the next
+ * claim; a request goes out only once its claim is committed, and an outcome is
+ * reported only once it is.
  */
 export class Uploader {
   private readonly circuit: CircuitBreaker;
   private readonly concurrency: AdaptiveConcurrency;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Requests whose outcome is not yet handed to the group commit: what holds a slot. */
+  private sends = 0;
+  private readonly commits: GroupCommit;
+  /** Service ids whose `markUploaded` waits for its commit (not yet visible to `isRemoteIdTaken`). */
+  private readonly adopting = new Set<string>();
+  private commitScheduled = false;
   private readonly abort = new AbortController();
   private readonly species = new SpeciesIdCache();
   private readonly pauses = new Map<HoldReason, { message: string; since: number; probeAt: number }>();
@@ -105,6 +117,7 @@ export class Uploader {
       maxOpenMs: options.probeIntervalMs,
     });
     this.concurrency = new AdaptiveConcurrency(options.concurrency);
+    this.commits = new GroupCommit(queue, () => this.scheduleCommit());
   }
 
   start(): void {
@@ -123,6 +136,11 @@ export class Uploader {
     pause.probeAt = 0;
     if (this.probing) this.probeStale = true;
     this.notify();
+  }
+
+  /** Commits that wrote (one fsync each), and the outcomes they recorded (tests, benchmark). */
+  get commitStats(): { commits: number; outcomes: number } {
+    return { commits: this.commits.commits, outcomes: this.commits.recorded };
   }
 
   /** New work was queued: look now instead of at the next timer. */
@@ -151,6 +169,8 @@ export class Uploader {
     }
     this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
+    // Outcomes recorded by the last tasks were committed by scheduleCommit; nothing waits.
+    if (this.commits.waiting > 0) this.commitOutcomes();
   }
 
   status(): UploaderStatus {
@@ -167,11 +187,43 @@ export class Uploader {
     };
   }
 
+  /**
+   * A first outcome waits for its commit: commit once the outcomes that arrived in the
+   * same turn of the event loop (e.g. while the last commit's fsync blocked it) are all
+   * in, together with the next claim (the loop's pass), or alone when stopped.
+   */
+  private scheduleCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      if (this.commits.waiting === 0) return;
+      if (this.running && this.wake) this.wake();
+      else this.commitOutcomes();
+    });
+  }
+
+  private commitOutcomes(): void {
+    try {
+      this.commits.commit(() => undefined);
+    } catch (err) {
+      this.log.error({ err: errorMessage(err) }, 'upload outcomes: queue error');
+    }
+  }
+
+  /** One pass: the waiting outcomes and the next claims in one commit, then the claimed requests go out. */
+  private pass(): number {
+    const launches: (() => void)[] = [];
+    const waitMs = this.commits.commit(() => this.fill(launches));
+    for (const go of launches) go();
+    return waitMs;
+  }
+
   private async loop(): Promise<void> {
     while (this.running) {
       let waitMs: number;
       try {
-        waitMs = this.fill();
+        waitMs = this.pass();
       } catch (err) {
         // A queue error (disk full, locked database) must not kill the loop: log and retry.
         this.log.error({ err: errorMessage(err) }, 'upload loop: queue error');
@@ -189,8 +241,12 @@ export class Uploader {
     }
   }
 
-  /** Starts as many sends as the limits allow; returns how long to sleep before looking again. */
-  private fill(): number {
+  /**
+   * Claims as many items as the limits allow, inside the pass's transaction; their sends
+   * go into `launches`, started once the claim is committed. Returns how long to sleep
+   * before looking again.
+   */
+  private fill(launches: (() => void)[]): number {
     const now = this.now();
     const idle = this.options.probeIntervalMs;
     this.unstrand(now);
@@ -208,14 +264,14 @@ export class Uploader {
 
     const stationPause = this.pauses.get('token-rejected');
     if (stationPause) {
-      if (now >= stationPause.probeAt && !this.probing) this.track(this.probeStation());
+      if (now >= stationPause.probeAt && !this.probing) launches.push(() => this.track(this.probeStation()));
       return Math.max(1_000, stationPause.probeAt - now);
     }
 
     const circuit = this.circuit.current;
     if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
 
-    let slots = this.concurrency.limit - this.inFlight.size;
+    let slots = this.concurrency.limit - this.sends;
     const probing = circuit === 'half-open';
     if (probing) {
       // One request probes the service; the rest wait for its verdict.
@@ -240,7 +296,7 @@ export class Uploader {
       if (limit <= 0) return;
       for (const item of this.queue.claimRecordings({ now, limit, order })) {
         if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
-        this.launch('recording', item);
+        launches.push(() => this.launch('recording', item));
         recordingBudget--;
         started++;
       }
@@ -254,7 +310,7 @@ export class Uploader {
         noAudioAfterMs: this.options.noSoundscapeAfterMs,
         audioHeld: link?.audio === false,
       })) {
-        this.launch('detection', item);
+        launches.push(() => this.launch('detection', item));
         started++;
       }
     }
@@ -270,16 +326,27 @@ export class Uploader {
   private launch(kind: ItemKind, item: RecordingItem | ClaimedDetection): void {
     const ctx: SendContext = {
       api: this.api,
-      queue: this.queue,
+      isRemoteIdTaken: (k, remoteId) => this.adopting.has(`${k}:${remoteId}`) || this.queue.isRemoteIdTaken(k, remoteId),
       species: this.species,
       signal: this.abort.signal,
       link: this.options.link,
     };
     const started = this.now();
-    const task =
+    this.sends++;
+    const send =
       kind === 'recording'
         ? sendRecording(ctx, item as RecordingItem)
         : sendDetection(ctx, item as ClaimedDetection);
+    const task = send.then(
+      (result) => {
+        this.sends--;
+        return this.recordUploaded(kind, item.id, result);
+      },
+      (err: unknown) => {
+        this.sends--;
+        throw err;
+      },
+    );
     this.track(
       task.then(
         (result) => {
@@ -293,23 +360,49 @@ export class Uploader {
             result.reconciled ? `${kind} already at the service: id adopted` : `${kind} uploaded`,
           );
         },
-        (err: unknown) => {
-          try {
-            this.handleFailure(kind, item, err, started);
-          } catch (writeErr) {
-            this.strand(kind, item.id, writeErr);
-          }
-        },
+        (err: unknown) => this.recordFailure(kind, item, err, started),
       ),
     );
   }
 
-  private handleFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): void {
+  /** `markUploaded` in the next group commit; resolves once it is durable. */
+  private async recordUploaded(kind: ItemKind, id: number, result: SendResult): Promise<SendResult> {
+    const key = `${kind}:${result.remoteId}`;
+    this.adopting.add(key);
+    try {
+      await this.commits.record(() => this.queue.markUploaded(kind, id, result.remoteId));
+    } finally {
+      this.adopting.delete(key);
+    }
+    return result;
+  }
+
+  /** Decides what a failure means, records it in the next group commit, and reports it once committed. */
+  private async recordFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): Promise<void> {
     if (err instanceof QueueTransitionError) {
       // An operator dropped or retried the item while it was in flight: their word stands.
       this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${err.message}`);
       return;
     }
+    const outcome = this.handleFailure(kind, item, err, started);
+    try {
+      await this.commits.record(outcome.write);
+    } catch (writeErr) {
+      if (writeErr instanceof QueueTransitionError) {
+        this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${writeErr.message}`);
+      } else {
+        this.strand(kind, item.id, writeErr);
+      }
+      return;
+    }
+    outcome.report();
+  }
+
+  /**
+   * The decision table applied: the circuit, the concurrency and the pauses move now;
+   * the queue write (`write`) and what is reported of it (`report`) wait for the commit.
+   */
+  private handleFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): { write: () => void; report: () => void } {
     const stopping = this.abort.signal.aborted;
     const d: Decision = decide(err, kind);
     const now = this.now();
@@ -326,10 +419,13 @@ export class Uploader {
           // backlog drains right after an outage instead of each item sitting out its own backoff.
           delay = Math.min(delay, Math.max(0, this.circuit.retryAt - now));
         }
-        this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
-        this.observer.outcome?.(kind, 'retry', elapsed);
-        this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);
-        return;
+        return {
+          write: () => void this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay }),
+          report: () => {
+            this.observer.outcome?.(kind, 'retry', elapsed);
+            this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);
+          },
+        };
       }
       case 'unknown': {
         // A full or locked queue database says nothing about the service: it must not
@@ -337,29 +433,36 @@ export class Uploader {
         if (!stopping && !d.code.startsWith('SQLITE_')) this.circuit.failure();
         else this.circuit.release();
         const delay = Math.max(this.options.reconcileDelayMs ?? 0, stopping ? 0 : backoffDelay(item.attempts, this.options.backoff));
-        this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay });
-        this.observer.outcome?.(kind, 'unknown', elapsed);
-        this.log.warn(
-          { kind, item: item.id, code: d.code },
-          stopping
-            ? `${kind} upload abandoned at shutdown; it will be reconciled before any new post`
-            : `${kind} upload outcome unknown; it will be reconciled before any new post: ${d.message}`,
-        );
-        return;
+        return {
+          write: () => void this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay }),
+          report: () => {
+            this.observer.outcome?.(kind, 'unknown', elapsed);
+            this.log.warn(
+              { kind, item: item.id, code: d.code },
+              stopping
+                ? `${kind} upload abandoned at shutdown; it will be reconciled before any new post`
+                : `${kind} upload outcome unknown; it will be reconciled before any new post: ${d.message}`,
+            );
+          },
+        };
       }
       case 'pause': {
         this.circuit.release();
-        this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now });
         this.setPause(d.reason, d.message);
-        this.observer.outcome?.(kind, 'paused', elapsed);
-        return;
+        return {
+          write: () => void this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now }),
+          report: () => this.observer.outcome?.(kind, 'paused', elapsed),
+        };
       }
       case 'fail': {
         this.circuit.release();
-        this.queue.fail(kind, item.id, { error: d.message, code: d.code });
-        this.observer.outcome?.(kind, 'failed', elapsed);
-        this.log.error({ kind, item: item.id, code: d.code }, `${kind} failed, not retried automatically: ${d.message}`);
-        return;
+        return {
+          write: () => void this.queue.fail(kind, item.id, { error: d.message, code: d.code }),
+          report: () => {
+            this.observer.outcome?.(kind, 'failed', elapsed);
+            this.log.error({ kind, item: item.id, code: d.code }, `${kind} failed, not retried automatically: ${d.message}`);
+          },
+        };
       }
     }
   }

@@ -1,8 +1,11 @@
-import { copyFileSync, mkdirSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { ingestPaths } from '../../src/ingest/backfill.js';
+import { createIngestContext } from '../../src/ingest/context.js';
+import { Pairing } from '../../src/ingest/pairing.js';
+import pino from 'pino';
 import { openQueue, queueCounts, type Queue } from '../../src/queue/index.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 
@@ -114,5 +117,57 @@ describe('ingestPaths: what the operator named', () => {
     const forced = await ingestPaths({ config: fixed, queue: q, paths: [table], force: true });
     expect(forced.detections).toBeGreaterThan(0);
     expect(forced.errors).toEqual([]);
+  });
+});
+
+describe('ingestPaths: several files per commit', () => {
+  /** 40 analyzer CSVs named like AudioMoth recordings, 5 rows each, no audio. */
+  function resultFolder(dir: string): string[] {
+    mkdirSync(dir, { recursive: true });
+    const files: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      const base = `20250601_06${String(n).padStart(2, '0')}00`;
+      const rows = ['Start (s),End (s),Scientific name,Common name,Confidence,File'];
+      for (let k = 0; k < 5; k++) rows.push(`${k * 3}.0,${k * 3 + 3}.0,Turdus merula,Eurasian Blackbird,0.${50 + n + k},/data/${base}.wav`);
+      const file = path.join(dir, `${base}.BirdNET.results.csv`);
+      writeFileSync(file, `${rows.join('\n')}\n`);
+      files.push(file);
+    }
+    return files;
+  }
+
+  const snapshot = (q: Queue) => ({
+    detections: q.db.prepare('SELECT dedupe_key, timestamp, start_s, confidence, state FROM detections ORDER BY dedupe_key').all(),
+    files: q.db.prepare('SELECT path, size, mtime_ms, outcome FROM ingested_files ORDER BY path').all(),
+    // The kept counts, but not when the oldest item was queued (the runs are apart in time).
+    counts: { ...queueCounts(q), oldestPendingAt: undefined },
+  });
+
+  it('leaves the same rows and file marks as ingesting one file per commit (the watcher), and holds no transaction open', async () => {
+    const { dir, config, queue: q } = setup();
+    const files = resultFolder(path.join(dir, 'input', 'card'));
+    const result = await ingestPaths({ config, queue: q, paths: [path.join(dir, 'input', 'card')] });
+    expect(result.errors).toEqual([]);
+    expect(result.detections).toBe(200);
+    expect(q.db.inTransaction).toBe(false);
+    const batched = snapshot(q);
+    expect(batched.files).toHaveLength(40);
+
+    // The same files through the daemon's path: Pairing without a write batch, each file its own commits.
+    const other = openQueue(path.join(dir, 'data2', 'queue.db'));
+    try {
+      const ctx = await createIngestContext({ ...config, dataDir: path.join(dir, 'data2') }, other, pino({ level: 'silent' }));
+      const pairing = new Pairing({ ctx, mode: 'auto', jsonTimeoutMs: 0, audioWaitMs: 0, recheck: () => {} });
+      for (const file of files) pairing.enqueue(file, statSync(file));
+      await pairing.idle();
+      expect(snapshot(other)).toEqual(batched);
+    } finally {
+      other.close();
+    }
+
+    // A second run finds every file done: the marks were committed with their rows.
+    const again = await ingestPaths({ config, queue: q, paths: [path.join(dir, 'input', 'card')] });
+    expect(again.detections).toBe(0);
+    expect(again.skipped.filter((k) => k.reason === 'already ingested')).toHaveLength(40);
   });
 });

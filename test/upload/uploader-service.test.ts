@@ -186,3 +186,61 @@ describe('uploader stop', () => {
     expect(counts.recordings.uploaded).toBe(1);
   });
 });
+
+describe('uploader group commit', () => {
+  it('records outcomes with the next claims in shared commits, and reports each only once another connection sees it', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    world = await createAgentWorld({ emulator: { faults: { latencyMs: 20 } } });
+    const daemon = await world.startAgent();
+    await daemon.uploader.stop();
+    const N = 40;
+    enqueueRecording(daemon.queue, {
+      recording: null,
+      detections: Array.from({ length: N }, (_, i) => ({
+        dedupeKey: `gc-${i}`,
+        timestamp: '2025-06-02T12:00:00.000+02:00',
+        startS: i * 3,
+        endS: i * 3 + 3,
+        scientificName: 'Pica pica',
+        commonName: 'Eurasian Magpie',
+        confidence: 0.9,
+        lat: null,
+        lon: null,
+      })),
+    });
+    // What a crash would leave: another connection reads only what is committed.
+    const other = new Database(path.join(world.dataDir, 'queue.db'), { readonly: true });
+    const committedState = other.prepare('SELECT state FROM detections WHERE id = ?').pluck();
+    const notDurableWhenReported: number[] = [];
+    let uploaded = 0;
+    const { Uploader } = await import('../../src/upload/uploader.js');
+    const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');
+    const pino = (await import('pino')).default;
+    const log = pino({ level: 'info' }, { write: (line: string) => {
+      const entry = JSON.parse(line) as { msg: string; item?: number };
+      if (entry.msg !== 'detection uploaded') return;
+      uploaded++;
+      if (committedState.get(entry.item) !== 'uploaded') notDurableWhenReported.push(entry.item!);
+    } });
+    const uploader = new Uploader(bindUploadQueue(daemon.queue), world.client, log, {
+      concurrency: 4,
+      backoff: { baseMs: 100, maxMs: 1000 },
+      probeIntervalMs: 1000,
+      noSoundscapeAfterMs: 0,
+    });
+    uploader.start();
+    try {
+      await until('every detection uploaded', () => uploaded === N, 60_000);
+    } finally {
+      await uploader.stop();
+      other.close();
+    }
+    expect(notDurableWhenReported).toEqual([]);
+    const { commits, outcomes } = uploader.commitStats;
+    expect(outcomes).toBe(N);
+    // Per item a claim and an outcome: two commits each, written one by one. Shared, at
+    // most one per answer plus the first claim (fewer when answers arrive together).
+    expect(commits).toBeLessThanOrEqual(N + 1);
+    expect((await world.allDetections()).length).toBe(N);
+  });
+});

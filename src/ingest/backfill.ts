@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
 import { isFileDone } from '../queue/ingested-files.js';
+import { sourceHoldReasons } from '../queue/hold-counts.js';
 import { INGEST_BATCH, WriteBatch } from '../queue/write-batch.js';
 import { notTakenReason } from '../system/regular-file.js';
 import { createIngestContext } from './context.js';
@@ -94,7 +95,7 @@ async function ingestAll(options: IngestPathsOptions, ctx: IngestContext, log: L
     if (outcome.status === 'queued') {
       result.recordings++;
       result.detections += outcome.newDetections;
-      if (outcome.newDetections === 0) skip(file, 'already queued');
+      if (outcome.newDetections === 0) skip(file, alreadyQueued(options.queue, outcome.sourceKey));
       for (const problem of outcome.problems) log.warn(problem);
     } else if (outcome.status === 'no-detections') {
       // Rows that could not be read (an unresolvable common name, a garbage row) say more than "nothing above the threshold".
@@ -184,4 +185,15 @@ async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
     if (entry.name.startsWith('.')) continue;
     yield* resultFiles(path.join(full, entry.name), false);
   }
+}
+
+/**
+ * Why a file queued nothing new. Its items are queued already; when they are held back
+ * (a time that was implausible when it was read, the species gate), `--force` cannot help:
+ * say so, and what ends the hold.
+ */
+function alreadyQueued(queue: Queue, sourceKey: string | null): string {
+  const reasons = sourceKey === null ? [] : sourceHoldReasons(queue, sourceKey);
+  if (reasons.length === 0) return 'already queued';
+  return `already queued, held: ${reasons.join(', ')} (station-agent queue list --held shows them; queue release ends the hold)`;
 }

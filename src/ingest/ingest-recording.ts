@@ -73,7 +73,7 @@ export interface IngestInput {
 }
 
 export type IngestOutcome =
-  | { status: 'queued'; recordingId: number | null; detections: number; newDetections: number; audio: 'spooled' | 'none' | 'existing'; problems: string[] }
+  | { status: 'queued'; recordingId: number | null; /** What the file's items are known by (their dedupe keys start with it). */ sourceKey: string | null; detections: number; newDetections: number; audio: 'spooled' | 'none' | 'existing'; problems: string[] }
   | { status: 'no-detections'; below: number; problems: string[] }
   /** Looked at again later: the audio or the result file itself is still being written. */
   | { status: 'not-ready'; reason: string; waitingFor: 'audio' | 'result' }
@@ -284,9 +284,9 @@ async function ingestOpened(ctx: IngestContext, given: IngestInput, opened: Extr
     return { status: 'no-detections', below, problems: problems.list() };
   }
   if (ctx.dryRun) {
-    return { status: 'queued', recordingId: null, detections: kept, newDetections: kept, audio: audioOk ? 'spooled' : 'none', problems: problems.list() };
+    return { status: 'queued', recordingId: null, sourceKey, detections: kept, newDetections: kept, audio: audioOk ? 'spooled' : 'none', problems: problems.list() };
   }
-  return { status: 'queued', recordingId, detections: kept, newDetections: inserted, audio: audioState, problems: problems.list() };
+  return { status: 'queued', recordingId, sourceKey, detections: kept, newDetections: inserted, audio: audioState, problems: problems.list() };
 }
 
 /**

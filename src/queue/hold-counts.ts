@@ -15,3 +15,18 @@ export function holdCounts(q: Queue): Record<ItemKind, Record<string, number>> {
   }
   return out;
 }
+
+/**
+ * Why the items of one analysed file are held back (distinct reasons, sorted): its recording
+ * (by `source_key`) and its detections, whose dedupe keys are `<sourceKey>|<start>|<species>`
+ * (a range of the dedupe index). For `ingest` to say why a file queues nothing new.
+ */
+export function sourceHoldReasons(q: Queue, sourceKey: string): string[] {
+  const rows = q
+    .stmt(
+      `SELECT hold_reason AS reason FROM recordings WHERE source_key = @key AND ${HELD} ` +
+        `UNION SELECT hold_reason FROM detections WHERE dedupe_key > @key || '|' AND dedupe_key < @key || '}' AND ${HELD} ORDER BY 1`,
+    )
+    .all({ key: sourceKey }) as { reason: string }[];
+  return rows.map((r) => r.reason);
+}

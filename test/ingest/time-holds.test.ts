@@ -79,6 +79,13 @@ describe('items held for an implausible time', () => {
     expect(listed.items).toHaveLength(perFile);
     expect(listed.items.every((i: { timestamp: string }) => i.timestamp.startsWith('2000-01-01'))).toBe(true);
 
+    // Ingesting the file again cannot help, and says why and what can.
+    const forced = await runCli(['ingest', '--force', '--json', wrong, '--config', w.configPath]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(parseJson(forced).skipped).toEqual([
+      { file: wrong, reason: expect.stringMatching(/^already queued, held: implausible-time \(.*queue release ends the hold\)$/) },
+    ]);
+
     // The operator decides: send them with the time they have.
     const released = await runCli(['queue', 'release', '--held', 'implausible-time', '--json', '--config', w.configPath]);
     expect(released.code, released.stderr).toBe(0);

@@ -85,6 +85,8 @@ export class Uploader {
   /** Service ids whose `markUploaded` waits for its commit (not yet visible to `isRemoteIdTaken`). */
   private readonly adopting = new Set<string>();
   private commitScheduled = false;
+  /** The current pass took the half-open circuit's one probe permission. */
+  private probeTaken = false;
   private readonly abort = new AbortController();
   private readonly species = new SpeciesIdCache();
   private readonly pauses = new Map<HoldReason, { message: string; since: number; probeAt: number }>();
@@ -214,7 +216,16 @@ export class Uploader {
   /** One pass: the waiting outcomes and the next claims in one commit, then the claimed requests go out. */
   private pass(): number {
     const launches: (() => void)[] = [];
-    const waitMs = this.commits.commit(() => this.fill(launches));
+    this.probeTaken = false;
+    let waitMs: number;
+    try {
+      waitMs = this.commits.commit(() => this.fill(launches));
+    } catch (err) {
+      // The pass's claims are undone and nothing goes out: a probe permission it took would
+      // otherwise stay taken, and a half-open circuit would wait for a verdict for ever.
+      if (this.probeTaken) this.circuit.cancelProbe();
+      throw err;
+    }
     for (const go of launches) go();
     return waitMs;
   }
@@ -276,6 +287,7 @@ export class Uploader {
     if (probing) {
       // One request probes the service; the rest wait for its verdict.
       if (this.circuit.tryAcquire() !== 'probe') return 1_000;
+      this.probeTaken = true;
       slots = 1;
     }
     if (slots <= 0) return idle;

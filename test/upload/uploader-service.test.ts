@@ -244,3 +244,59 @@ describe('uploader group commit', () => {
     expect((await world.allDetections()).length).toBe(N);
   });
 });
+
+describe('uploader circuit breaker', () => {
+  it('gives the probe back when the queue fails to claim in half-open, and resumes once the service is back', async () => {
+    world = await createAgentWorld();
+    const daemon = await world.startAgent();
+    await daemon.uploader.stop();
+    const N = 3;
+    enqueueRecording(daemon.queue, {
+      recording: null,
+      detections: Array.from({ length: N }, (_, i) => ({
+        dedupeKey: `cb-${i}`,
+        timestamp: '2025-06-02T12:00:00.000+02:00',
+        startS: i * 3,
+        endS: i * 3 + 3,
+        scientificName: 'Pica pica',
+        commonName: 'Eurasian Magpie',
+        confidence: 0.9,
+        lat: null,
+        lon: null,
+      })),
+    });
+    world.emulator.setFaults('5xx=1');
+    const { Uploader } = await import('../../src/upload/uploader.js');
+    const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');
+    const pino = (await import('pino')).default;
+    const bound = bindUploadQueue(daemon.queue);
+    // The claim that follows the circuit's opening is the half-open probe's (an open circuit claims nothing): it fails as a full disk would.
+    let failed = false;
+    const queue = {
+      ...bound,
+      claimDetections: (args: Parameters<typeof bound.claimDetections>[0]) => {
+        if (!failed && uploader.status().circuit === 'half-open') {
+          failed = true;
+          throw new Error('database or disk is full');
+        }
+        return bound.claimDetections(args);
+      },
+    };
+    const uploader = new Uploader(queue, world.client, pino({ level: 'silent' }), {
+      concurrency: 2,
+      backoff: { baseMs: 50, maxMs: 200 },
+      probeIntervalMs: 1000,
+      noSoundscapeAfterMs: 0,
+    });
+    uploader.start();
+    try {
+      await until('a claim failed in half-open', () => failed, 30_000);
+      world.emulator.setFaults(null);
+      await until('every detection uploaded', () => world!.counts().detections.uploaded === N, 30_000);
+    } finally {
+      await uploader.stop();
+    }
+    expect(uploader.status().circuit).toBe('closed');
+    expect((await world.allDetections()).length).toBe(N);
+  }, 90_000);
+});

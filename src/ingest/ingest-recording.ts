@@ -221,6 +221,9 @@ async function ingestOpened(ctx: IngestContext, given: IngestInput, opened: Extr
         }
       }
       if (!existing && audioOk && audioPath && !spoolPath && audioKept) {
+        // Copying audio into the spool can take seconds on an SD card: `ingest` commits its
+        // open batch first, so a daemon beside it never waits that long for the write lock.
+        ctx.writes?.commit();
         try {
           spoolPath = await spoolAudio(ctx, audioPath, Boolean(input.spooledAudio), sourceKey, audioOk.kind);
           audioState = spoolPath ? 'spooled' : 'none';

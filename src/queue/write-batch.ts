@@ -11,7 +11,8 @@ import { QueueError } from './errors.js';
  *
  * Bounded by changed rows and by time (`commitIfFull`), so the write lock, which a
  * daemon beside it waits for (busy_timeout), is never held long, and the transaction's
- * pages never grow with the backfill. A crash loses at most the open batch: its files'
+ * pages never grow with the backfill. `ingest` also commits before copying audio into
+ * the spool (seconds on an SD card), the one slow step between two queue writes. A crash loses at most the open batch: its files'
  * rows and their marks go together, so those files are read again on the next run
  * (dedupe keys; audio moved into the spool is found there again).
  *

@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmulator } from '@station-agent/emulator';
 import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import { createCpuGroup, createMemoryGroup } from './cgroup.js';
@@ -8,7 +7,7 @@ import type { BenchOptions } from './options.js';
 import { CLI_MAIN, procStatusKb, startNode } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { ravenTable, recordingBaseName } from './result-files.js';
-import { BENCH_TOKEN, STATION } from './service-process.js';
+import { startCountingService } from './stored-detections.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
@@ -37,15 +36,9 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
     writeFileSync(path.join(cfg.inputDir, `${base}.wav`), wav);
     writeFileSync(path.join(cfg.inputDir, `${base}.BirdNET.selection.table.txt`), ravenTable(DETECTIONS_PER_RECORDING, i));
   }
-  const emulator = await startEmulator({ port: 0, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
+  const service = await startCountingService();
   // The config names the service once it listens.
-  writeAgentConfig({ dir: path.join(dir, 'agent'), serviceUrl: emulator.url });
-  let stored = 0;
-  let onStored: () => void = () => {};
-  emulator.events.on('detection', () => {
-    stored++;
-    onStored();
-  });
+  writeAgentConfig({ dir: path.join(dir, 'agent'), serviceUrl: service.url });
   const expected = n * DETECTIONS_PER_RECORDING;
   const cpu = createCpuGroup('station-agent-bench-backlog', QUOTA_CORES);
   const memory = createMemoryGroup('station-agent-bench-backlog', MEMORY_LIMIT);
@@ -60,23 +53,19 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   try {
     memory?.add(agent.pid);
     cpu?.add(agent.pid);
-    await new Promise<void>((resolve, reject) => {
+    await Promise.race([
       // Generous: at 0.1 CPU a full backlog takes minutes; a stall shows in the agent's log.
-      const timer = setTimeout(() => reject(new Error(`${expected - stored} of ${expected} detections not stored within 30 min: ${agent.stderrTail().slice(-1000)}`)), 1_800_000);
-      void agent.exited.then((code) => reject(new Error(`the agent exited (${code}) with ${stored} of ${expected} detections stored: ${agent.stderrTail().slice(-1000)}`)));
-      onStored = () => {
-        if (stored < expected) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      onStored();
-    });
+      service.untilStored(expected, 1_800_000, (missing) => `${missing} of ${expected} detections not stored within 30 min: ${agent.stderrTail().slice(-1000)}`),
+      agent.exited.then((code) => {
+        throw new Error(`the agent exited (${code}) with ${service.stored} of ${expected} detections stored: ${agent.stderrTail().slice(-1000)}`);
+      }),
+    ]);
     // The last soundscape was uploaded before its detections: every recording is in.
     seconds = (performance.now() - started) / 1000;
     peakKb = procStatusKb(agent.pid, 'VmHWM');
   } finally {
     await agent.stop();
-    await emulator.close();
+    await service.close();
     cpu?.remove();
     memory?.remove();
   }

@@ -1,6 +1,5 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmulator } from '@station-agent/emulator';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { writeAgentConfig } from './agent-config.js';
 import type { AnalyzerpiUploaderArgs } from './analyzerpi-uploader.js';
@@ -10,7 +9,8 @@ import type { BenchOptions } from './options.js';
 import { BENCH_DIR, CLI_MAIN, cpuSeconds, startNode, type Child } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
-import { BENCH_TOKEN, STATION } from './service-process.js';
+import { BENCH_TOKEN } from './service-process.js';
+import { startCountingService } from './stored-detections.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
@@ -33,23 +33,9 @@ const BASELINE = path.join(BENCH_DIR, 'analyzerpi-uploader.js');
 export async function runCpu(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const flac = await findFlacProgram();
   if (!flac) throw new Error('the flac program is not installed (apt-get install flac): the analyzerpi baseline encodes with it');
-  const emulator = await startEmulator({ port: 0, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
-  let stored = 0;
-  let onStored: () => void = () => {};
-  emulator.events.on('detection', () => {
-    stored++;
-    onStored();
-  });
+  const service = await startCountingService();
   const untilStored = (target: number, who: () => string) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${target - stored} detections not stored within 10 min: ${who()}`)), 600_000);
-      onStored = () => {
-        if (stored < target) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      onStored();
-    });
+    service.untilStored(target, 600_000, (missing) => `${missing} detections not stored within 10 min: ${who()}`);
   const n = options.cpuRecordings;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const startMs = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
@@ -58,7 +44,7 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
   const quota = group ? `${QUOTA_CORES} CPU quota (cgroup ${group.name})` : 'no CPU quota (cgroup v1 cpu not writable)';
   try {
     // The agent: files dropped whole (WAV, then its result file) into the watched folder.
-    const cfg = writeAgentConfig({ dir: path.join(dir, 'agent'), serviceUrl: emulator.url });
+    const cfg = writeAgentConfig({ dir: path.join(dir, 'agent'), serviceUrl: service.url });
     const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
     let agentCpu: number;
     try {
@@ -83,10 +69,10 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
       writeFileSync(path.join(inputDir, `${base}.wav`), wav);
       writeFileSync(path.join(inputDir, `${base}.BirdNET.results.csv`), resultCsv(base, DETECTIONS_PER_RECORDING, i));
     }
-    const args: AnalyzerpiUploaderArgs = { url: emulator.url, token: BENCH_TOKEN, recordings: bases.map((b) => path.join(inputDir, b)), workDir: path.join(inputDir, 'work') };
+    const args: AnalyzerpiUploaderArgs = { url: service.url, token: BENCH_TOKEN, recordings: bases.map((b) => path.join(inputDir, b)), workDir: path.join(inputDir, 'work') };
     const baseline = startNode([BASELINE, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
     let baselineCpu: number;
-    const target = stored + n * DETECTIONS_PER_RECORDING;
+    const target = service.stored + n * DETECTIONS_PER_RECORDING;
     try {
       group?.add(baseline.pid);
       await baseline.waitForLine(/^ready$/m, 60_000);
@@ -110,7 +96,7 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
       figure({ id: 'cpu.agentVsBaseline', name: 'CPU per recording: agent / analyzerpi baseline', value: ratio, unit: 'x', target: { op: '<=', value: 1.0 }, targetUnit: 'x baseline' }),
     ];
   } finally {
-    await emulator.close();
+    await service.close();
     group?.remove();
   }
 }

@@ -1,13 +1,12 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEmulator } from '@station-agent/emulator';
 import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import type { BenchOptions } from './options.js';
 import { CLI_MAIN, sleep, startNode } from './proc.js';
 import { figure, percentile, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
-import { BENCH_TOKEN, STATION } from './service-process.js';
+import { startCountingService } from './stored-detections.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
@@ -21,14 +20,8 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
 const DETECTIONS_PER_RECORDING = 3;
 
 export async function runLatency(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
-  const emulator = await startEmulator({ port: 0, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
-  let stored = 0;
-  let onStored: () => void = () => {};
-  emulator.events.on('detection', () => {
-    stored++;
-    onStored();
-  });
-  const cfg = writeAgentConfig({ dir, serviceUrl: emulator.url, stableMs: options.stableMs });
+  const service = await startCountingService();
+  const cfg = writeAgentConfig({ dir, serviceUrl: service.url, stableMs: options.stableMs });
   const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
   try {
     await agent.waitForLine(/station-agent running/, 30_000);
@@ -43,15 +36,11 @@ export async function runLatency(options: BenchOptions, dir: string, log: (line:
       renameSync(wavTmp, path.join(cfg.inputDir, `${base}.wav`));
       const csvTmp = path.join(cfg.inputDir, `.${base}.csv.part`);
       writeFileSync(csvTmp, resultCsv(base, DETECTIONS_PER_RECORDING, i));
-      const target = stored + DETECTIONS_PER_RECORDING;
-      const done = new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`recording ${base}: ${target - stored} of ${DETECTIONS_PER_RECORDING} detections not stored within 30 s: ${agent.stderrTail().slice(-1000)}`)), 30_000);
-        onStored = () => {
-          if (stored < target) return;
-          clearTimeout(timer);
-          resolve(performance.now());
-        };
-      });
+      const done = service.untilStored(
+        service.stored + DETECTIONS_PER_RECORDING,
+        30_000,
+        (missing) => `recording ${base}: ${missing} of ${DETECTIONS_PER_RECORDING} detections not stored within 30 s: ${agent.stderrTail().slice(-1000)}`,
+      );
       renameSync(csvTmp, path.join(cfg.inputDir, `${base}.BirdNET.results.csv`));
       const appeared = performance.now();
       samples.push((await done) - appeared);
@@ -68,6 +57,6 @@ export async function runLatency(options: BenchOptions, dir: string, log: (line:
     ];
   } finally {
     await agent.stop();
-    await emulator.close();
+    await service.close();
   }
 }

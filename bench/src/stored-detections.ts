@@ -1,0 +1,53 @@
+import { startEmulator } from '@station-agent/emulator';
+import { BENCH_TOKEN, STATION } from './service-process.js';
+
+/**
+ * The local service in the bench's own process, counting the detections it stores: its
+ * `detection` event marks the moment each one is committed, which is when a section's
+ * measurement of the agent ends.
+ */
+export interface CountingService {
+  url: string;
+  /** Detections stored so far. */
+  readonly stored: number;
+  /**
+   * Resolves with `performance.now()` at the moment `target` detections are stored;
+   * rejects after `timeoutMs` with `why(missing)`. One wait at a time; `close` ends it
+   * without a verdict.
+   */
+  untilStored(target: number, timeoutMs: number, why: (missing: number) => string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startCountingService(): Promise<CountingService> {
+  const emulator = await startEmulator({ port: 0, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
+  let stored = 0;
+  let onStored: () => void = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  emulator.events.on('detection', () => {
+    stored++;
+    onStored();
+  });
+  return {
+    url: emulator.url,
+    get stored() {
+      return stored;
+    },
+    untilStored: (target, timeoutMs, why) =>
+      new Promise<number>((resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(why(target - stored))), timeoutMs);
+        onStored = () => {
+          if (stored < target) return;
+          clearTimeout(timer);
+          onStored = () => {};
+          resolve(performance.now());
+        };
+        onStored();
+      }),
+    close: () => {
+      clearTimeout(timer);
+      onStored = () => {};
+      return emulator.close();
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -6,14 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { deepMerge } from '../helpers/merge.js';
-import { realFixture } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 
 /**
  * Alerts with the real agent, the local service and a real HTTP receiver on a free
  * port: what reached the service, what did not, and what the receiver got.
  */
 
-const FIXTURE = realFixture('birdnet-analyzer_ea464544_2022-03-02');
 const SECRET = 'tk_alert-secret-5f2c9e';
 
 interface Received {
@@ -45,11 +44,7 @@ async function startReceiver(): Promise<{ url: string; got: Received[] }> {
 }
 
 function addRecording(w: AgentWorld): void {
-  const wav = path.join(w.inputDir, 'rec.wav');
-  copyFileSync(path.join(FIXTURE, 'soundscape.wav'), wav);
-  const end = new Date('2025-06-01T10:00:10.000Z');
-  utimesSync(wav, end, end);
-  copyFileSync(path.join(FIXTURE, 'soundscape.BirdNET.results.csv'), path.join(w.inputDir, 'rec.BirdNET.results.csv'));
+  addRealRecording(w.inputDir, 'rec');
 }
 
 async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {

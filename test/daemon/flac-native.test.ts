@@ -1,10 +1,10 @@
-import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
-import { realFixture } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 
 // CI installs the flac program (.ci/run); elsewhere these tests run where it is installed.
 const flacVersion = await findFlacProgram();
@@ -19,12 +19,7 @@ afterEach(async () => {
 describe.skipIf(!flacVersion)('upload.flacEncoder native', () => {
   it('encodes a real recording with the flac program and the service stores a FLAC with the right STREAMINFO', async () => {
     world = await createAgentWorld({ config: { input: { minConfidence: 0.15 }, upload: { flacEncoder: 'native' } } });
-    const dir = realFixture('birdnet-analyzer_ea464544_2022-03-02');
-    const wav = path.join(world.inputDir, 'soundscape.wav');
-    copyFileSync(path.join(dir, 'soundscape.wav'), wav);
-    const end = new Date('2025-06-01T10:00:10.000Z');
-    utimesSync(wav, end, end);
-    copyFileSync(path.join(dir, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'soundscape.BirdNET.results.csv'));
+    addRealRecording(world.inputDir);
 
     await world.startAgent();
     const counts = await world.waitDrained();

@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 
 let world: AgentWorld | undefined;
 afterEach(async () => {
@@ -23,17 +24,12 @@ function csvRows(file: string): { start: number; end: number; sci: string; commo
 describe('station-agent run, end to end against the local service', () => {
   it('uploads a results-format recording: one soundscape (FLAC) and every detection above the threshold, once, at the right times', async () => {
     world = await createAgentWorld({ config: { input: { minConfidence: 0.15 } } });
-    const dir = realFixture('birdnet-analyzer_ea464544_2022-03-02');
-    const wav = path.join(world.inputDir, 'soundscape.wav');
-    copyFileSync(path.join(dir, 'soundscape.wav'), wav);
     // No time in the name or metadata: the agent falls back to mtime - duration (10 s).
-    const end = new Date('2025-06-01T10:00:10.000Z');
-    utimesSync(wav, end, end);
-    copyFileSync(path.join(dir, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'soundscape.BirdNET.results.csv'));
+    const { results } = addRealRecording(world.inputDir);
 
     await world.startAgent();
     const counts = await world.waitDrained();
-    const expected = csvRows(path.join(dir, 'soundscape.BirdNET.results.csv')).filter((r) => r.conf >= 0.15);
+    const expected = csvRows(results).filter((r) => r.conf >= 0.15);
     expect(counts.detections.uploaded).toBe(expected.length);
     expect(counts.recordings.uploaded).toBe(1);
 
@@ -71,7 +67,8 @@ describe('station-agent run, end to end against the local service', () => {
     await world.startAgent();
 
     copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
-    await new Promise((r) => setTimeout(r, 300));
+    // The agent takes the WAV (a hard link into its spool) before the analyzer deletes it.
+    await waitFor(() => existsSync(path.join(world!.dataDir, 'spool', 'incoming', name)), 'the WAV in the spool');
     writeFileSync(
       `${wav}.json`,
       JSON.stringify({

@@ -1,15 +1,14 @@
-import { copyFileSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DetectionPayload, DetectionUpdatePayload, StatePayload } from '../../src/mqtt/topics.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { createBroker, requireMosquitto, subscribe, type Broker, type Subscriber } from '../helpers/mosquitto.js';
-import { realFixture } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 
 /** Not a word that occurs anywhere else, so any appearance is the password leaking. */
 const PASSWORD = 'mqtt-Pa55word-9f3b2c71';
-const FIXTURE = realFixture('birdnet-analyzer_ea464544_2022-03-02');
 
 const run = requireMosquitto() ? describe : describe.skip;
 
@@ -41,11 +40,7 @@ run('station-agent run with MQTT, end to end (real files, local service, Mosquit
   });
 
   it('publishes each detection ingested from real files, then its service ids once uploaded', async () => {
-    const wav = path.join(world.inputDir, 'soundscape.wav');
-    copyFileSync(path.join(FIXTURE, 'soundscape.wav'), wav);
-    const end = new Date('2025-06-01T10:00:10.000Z');
-    utimesSync(wav, end, end);
-    copyFileSync(path.join(FIXTURE, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'soundscape.BirdNET.results.csv'));
+    addRealRecording(world.inputDir);
     await world.startAgent();
     const counts = await world.waitDrained();
     const n = counts.detections.uploaded;

@@ -1,10 +1,8 @@
-import { copyFileSync, utimesSync } from 'node:fs';
-import path from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
-import { realFixture } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 
 /**
  * Upload windows and the daily data budget, with the real agent against the local
@@ -12,7 +10,6 @@ import { realFixture } from '../helpers/paths.js';
  * queue's own times stay real.
  */
 
-const FIXTURE = realFixture('birdnet-analyzer_ea464544_2022-03-02');
 const ZONE = 'Europe/Berlin';
 
 let world: AgentWorld | undefined;
@@ -23,11 +20,7 @@ afterEach(async () => {
 
 /** A recording of the real analyzer output, `n` minutes apart so each is its own soundscape. */
 function addRecording(w: AgentWorld, name: string, minute: number): void {
-  const wav = path.join(w.inputDir, `${name}.wav`);
-  copyFileSync(path.join(FIXTURE, 'soundscape.wav'), wav);
-  const end = new Date(Date.parse('2025-06-01T10:00:10.000Z') + minute * 60_000);
-  utimesSync(wav, end, end);
-  copyFileSync(path.join(FIXTURE, 'soundscape.BirdNET.results.csv'), path.join(w.inputDir, `${name}.BirdNET.results.csv`));
+  addRealRecording(w.inputDir, name, minute);
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {

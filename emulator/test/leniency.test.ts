@@ -58,11 +58,28 @@ describe('lenient where the real service is', () => {
     const before = await post(detectionBody({ soundscapeId, soundscapeStartTime: '2025-06-01T05:29:59.000+02:00' }));
     expect(before.status).toBe(422);
     expect(before.body.errors).toEqual({ soundscapeStartTime: ['is invalid'] });
-    const after = await post(detectionBody({ soundscapeId, soundscapeStartTime: 3, soundscapeEndTime: '2025-06-01T05:30:17.000+02:00' }));
+    const after = await post(detectionBody({ soundscapeId, soundscapeStartTime: '2025-06-01T05:30:15.600+02:00' }));
     expect(after.status).toBe(422);
-    expect(after.body.errors).toEqual({ soundscapeEndTime: ['is invalid'] });
+    expect(after.body.errors).toEqual({ soundscapeStartTime: ['is invalid'] });
+    const endBefore = await post(detectionBody({ soundscapeId, soundscapeEndTime: '2025-06-01T05:29:59.000+02:00' }));
+    expect(endBefore.body.errors).toEqual({ soundscapeEndTime: ['is invalid'] });
     const garbage = await post(detectionBody({ soundscapeId, soundscapeStartTime: '2025-13-45T99:00:00Z' }));
     expect(garbage.body.errors).toEqual({ soundscapeStartTime: ['is invalid'] });
+  });
+
+  test("a 3 s detection on a 0.5 s soundscape (a public uploader's connection test): the end may run past the recording", async () => {
+    const at = '2025-06-02T06:00:00.000+02:00';
+    const upload = await s.post(s.station(`/soundscapes?timestamp=${encodeURIComponent(at)}`), {
+      body: makeFlac({ sampleRate: 48_000, samples: 24_000 }),
+      headers: { 'content-type': 'audio/flac' },
+    });
+    expect(upload.status).toBe(201);
+    const short = upload.body.soundscape.id;
+    const r = await post(
+      detectionBody({ timestamp: at, soundscapeId: short, soundscapeStartTime: at, soundscapeEndTime: '2025-06-02T06:00:03.000+02:00' }),
+    );
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.detection.soundscape).toMatchObject({ id: short, startTime: 0, endTime: 3 });
   });
 
   test('timestamp offsets +HH:MM, +HHMM, Z, and a + that arrived as a space', async () => {

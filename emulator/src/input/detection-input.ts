@@ -24,7 +24,8 @@ const SEGMENT_SECONDS = 3;
  *   numbers may be sent as numeric strings.
  * - `soundscapeId` must be a soundscape of this station (`soundscapeId: ["must exist"]`);
  *   `soundscapeStartTime` defaults to 0, `soundscapeEndTime` to start + 3 s; both are
- *   seconds, or ISO timestamps inside the soundscape (see BodyReader.secondsInto).
+ *   seconds, or ISO timestamps; the start must lie inside the soundscape, the end may run
+ *   past its end (see BodyReader.secondsInto).
  * - `algorithm` is stored as sent (default "2.4").
  * - Emulator extensions for bat stations: `behavior_key` (with `behavior_confidence`)
  *   on bat species, and `shortlist`: an array of `{scientificName | speciesId, weight}`.
@@ -58,7 +59,7 @@ export function readDetectionInput(
       ? { startMs: soundscape.timestampMs, durationSeconds: soundscape.duration, zone: station.timezone }
       : undefined;
   const start = input.secondsInto('soundscapeStartTime', recording);
-  const end = input.secondsInto('soundscapeEndTime', recording);
+  const end = input.secondsInto('soundscapeEndTime', recording, { endsPastRecording: true });
   if (start !== undefined && end !== undefined && end < start) input.add('soundscapeEndTime', MESSAGES.invalid);
 
   const algorithm = input.string('algorithm') ?? DEFAULT_ALGORITHM;

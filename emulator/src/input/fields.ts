@@ -67,10 +67,18 @@ export class BodyReader {
    * Seconds into a recording: a number (or numeric string) of seconds, or an ISO 8601
    * timestamp inside the recording, converted to seconds from its start. A widely
    * used uploader sends absolute times and the real service takes them; a time
-   * outside the recording (before its start, after its end) "is invalid". The
-   * recording's duration is whole seconds, so its end is allowed half a second late.
+   * before the recording's start "is invalid". A start after the recording's end is
+   * invalid too (the duration is whole seconds, so half a second late is allowed), but
+   * an end may run past it (`endsPastRecording`): an analyzer segment is 3 s whatever
+   * the recording's length, and a public uploader's connection test posts a 3 s
+   * detection on a 0.5 s soundscape, which the real service accepts. Such an end is
+   * stored as sent.
    */
-  secondsInto(field: string, recording: { startMs: number; durationSeconds: number; zone: string } | undefined): number | undefined {
+  secondsInto(
+    field: string,
+    recording: { startMs: number; durationSeconds: number; zone: string } | undefined,
+    options: { endsPastRecording?: boolean } = {},
+  ): number | undefined {
     if (!this.has(field)) return undefined;
     const value = this.body[field];
     if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}[T ]/.test(value.trim())) return this.number(field, { min: 0 });
@@ -81,11 +89,13 @@ export class BodyReader {
     }
     if (!recording) return undefined; // without a soundscape the offsets are not stored
     const seconds = (ms - recording.startMs) / 1000;
-    if (seconds < 0 || seconds > recording.durationSeconds + 0.5) {
-      this.add(field, MESSAGES.invalid);
-      return undefined;
+    if (options.endsPastRecording) {
+      if (seconds >= 0) return seconds;
+    } else if (seconds >= 0 && seconds <= recording.durationSeconds + 0.5) {
+      return Math.min(seconds, recording.durationSeconds);
     }
-    return Math.min(seconds, recording.durationSeconds);
+    this.add(field, MESSAGES.invalid);
+    return undefined;
   }
 
   integer(field: string): number | undefined {

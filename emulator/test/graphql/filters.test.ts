@@ -124,6 +124,15 @@ describe('period', () => {
     expect(await errorOf('period: {from: "2025-06-10T25:00:00Z"}')).toMatch(/ISO8601Date must be a date YYYY-MM-DD or an ISO 8601 time/);
   });
 
+  test("count and unit with the zero time as from and to (a Go client's unset times) is the relative period", async () => {
+    const zero = '0001-01-01T00:00:00Z';
+    expect(await which(`period: {count: 2, unit: "day", from: "${zero}", to: "${zero}"}`, 'g1', 'old')).toEqual(['g1', 'old']);
+    const viaVariable = await w.gql(`query($p: InputDuration) { counts(stationIds: [${w.ids.garden}], period: $p) { detections } }`, {
+      p: { count: 1, unit: 'hour', from: zero, to: zero },
+    });
+    expect(viaVariable.errors).toBeUndefined();
+  });
+
   test('is refused when it does not make sense', async () => {
     expect(await errorOf('period: {count: 0, unit: "day"}')).toBe('period.count must be 1 or more, got 0');
     expect(await errorOf('period: {unit: "fortnight"}')).toBe('period.unit must be one of hour, day, week, month, year, got "fortnight"');

@@ -22,11 +22,23 @@ type DurationUnit = (typeof DURATION_UNITS)[number];
 export const DEFAULT_PERIOD_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * The UTC date of the zero time `0001-01-01T00:00:00Z` (after the ISO8601Date scalar):
+ * what a Go client sends for a time it leaves unset, so it means "not given".
+ */
+const ZERO_DATE = '0001-01-01';
+
+function unsetIfZero(date: string | null | undefined): string | null | undefined {
+  return date === ZERO_DATE ? null : date;
+}
+
+/**
  * Reads a `period` argument:
  * - left out (or null): the last 24 hours, or no window at all with `optional`;
  * - `{count, unit}`: the last `count` units (calendar months and years in UTC);
  *   count defaults to 1, unit to day;
- * - `{from, to}`: whole UTC days, both inclusive; either may be left out.
+ * - `{from, to}`: whole UTC days, both inclusive; either may be left out. The zero
+ *   time (`0001-01-01`) counts as left out, so `{count, unit}` with zero `from`/`to`
+ *   (a Go client's unset times) is a relative period.
  * Like the REST periods, a relative window has no upper bound (a station whose clock
  * runs ahead still shows). Mixing the two forms, a count below 1 or an unknown unit is an error naming the argument.
  */
@@ -37,6 +49,7 @@ export function readPeriod(
 ): TimeWindow {
   const argument = options.argument ?? 'period';
   if (input === null || input === undefined) return options.optional ? {} : { fromMs: nowMs - DEFAULT_PERIOD_MS };
+  input = { ...input, from: unsetIfZero(input.from), to: unsetIfZero(input.to) };
   const relative = input.count != null || input.unit != null;
   const absolute = input.from != null || input.to != null;
   if (relative && absolute) {

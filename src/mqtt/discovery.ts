@@ -10,6 +10,13 @@ import { OFFLINE, ONLINE, stationTopics } from './topics.js';
  * `<base>/status` says `online`. An empty retained payload at the same topic removes
  * an entity (see retract.ts).
  *
+ * Each entity names the entity id Home Assistant should give it in `default_entity_id`
+ * (`<component>.<node>_<object_id>`, e.g. `sensor.garden_last_species`): the current
+ * discovery schema. The older `object_id` (without the domain) was deprecated in Home
+ * Assistant 2025.10 and stops working in 2026.4, so it is no longer sent. An entity id
+ * is lower-case letters, digits and `_`, so the client id is slugged for it; the topics
+ * and `unique_id` keep the client id as it is (existing entities keep their identity).
+ *
  * | object_id | component | what |
  * |---|---|---|
  * | `last_species` | sensor | the species of the last detection |
@@ -23,6 +30,19 @@ export interface DiscoveryMessage {
   topic: string;
   /** The config as Home Assistant reads it (abbreviations are not used, for legibility). */
   payload: Record<string, unknown>;
+}
+
+type Component = 'sensor' | 'binary_sensor';
+
+/**
+ * The object part of an entity id as Home Assistant allows it: lower-case letters,
+ * digits and single `_`, not at either end (`Station-Agent-1` → `station_agent_1`).
+ */
+function entitySlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 }
 
 export function discoveryMessages(config: Config): DiscoveryMessage[] {
@@ -41,9 +61,13 @@ export function discoveryMessages(config: Config): DiscoveryMessage[] {
     availability: [{ topic: topics.status, payload_available: ONLINE, payload_not_available: OFFLINE }],
     device,
   };
-  const entity = (component: 'sensor' | 'binary_sensor', objectId: string, fields: Record<string, unknown>): DiscoveryMessage => ({
+  const ids = (component: Component, objectId: string) => ({
+    unique_id: `${nodeId}_${objectId}`,
+    default_entity_id: `${component}.${entitySlug(`${nodeId}_${objectId}`)}`,
+  });
+  const entity = (component: Component, objectId: string, fields: Record<string, unknown>): DiscoveryMessage => ({
     topic: `${mqtt.discoveryPrefix}/${component}/${nodeId}/${objectId}/config`,
-    payload: { unique_id: `${nodeId}_${objectId}`, object_id: `${nodeId}_${objectId}`, ...common, ...fields },
+    payload: { ...ids(component, objectId), ...common, ...fields },
   });
   return [
     entity('sensor', 'last_species', {
@@ -83,8 +107,7 @@ export function discoveryMessages(config: Config): DiscoveryMessage[] {
     {
       topic: `${mqtt.discoveryPrefix}/binary_sensor/${nodeId}/agent/config`,
       payload: {
-        unique_id: `${nodeId}_agent`,
-        object_id: `${nodeId}_agent`,
+        ...ids('binary_sensor', 'agent'),
         name: 'Agent',
         device_class: 'connectivity',
         entity_category: 'diagnostic',

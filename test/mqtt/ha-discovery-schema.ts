@@ -14,20 +14,30 @@ const device = z.object({
 });
 const availability = z.array(z.object({ topic: z.string().min(1), payload_available: z.string(), payload_not_available: z.string() })).min(1);
 const topic = z.string().regex(/^[^#+]+$/);
-const base = z.object({
-  unique_id: z.string().regex(/^[A-Za-z0-9_-]+$/),
-  name: z.string().min(1),
-  state_topic: topic,
-  device,
-});
+/**
+ * Since Home Assistant 2025.10 an entity's id is asked for with `default_entity_id`, a
+ * whole entity id whose domain is the entity's component (`sensor.garden_last_species`;
+ * an object id is lower-case letters, digits and single `_`, not at either end). The
+ * older `object_id` is deprecated and stops working in 2026.4, so it must be absent.
+ */
+const OBJECT_ID = '(?!_)[0-9a-z_]+(?<!_)';
+const base = (component: 'sensor' | 'binary_sensor') =>
+  z.object({
+    unique_id: z.string().regex(/^[A-Za-z0-9_-]+$/),
+    default_entity_id: z.string().regex(new RegExp(`^${component}\\.${OBJECT_ID}$`)),
+    object_id: z.never({ error: 'object_id is deprecated (Home Assistant 2025.10): use default_entity_id' }).optional(),
+    name: z.string().min(1),
+    state_topic: topic,
+    device,
+  });
 const SENSOR_DEVICE_CLASSES = ['timestamp', 'duration', 'date'] as const;
-const sensor = base.extend({
+const sensor = base('sensor').extend({
   availability,
   value_template: z.string().includes('value_json'),
   device_class: z.enum(SENSOR_DEVICE_CLASSES).optional(),
   state_class: z.enum(['measurement', 'total', 'total_increasing']).optional(),
 });
-const binarySensor = base.extend({
+const binarySensor = base('binary_sensor').extend({
   availability: availability.optional(),
   device_class: z.enum(['problem', 'connectivity']),
 });

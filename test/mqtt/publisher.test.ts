@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../src/config/index.js';
+import { discoveryMessages } from '../../src/mqtt/discovery.js';
 import { MqttPublisher } from '../../src/mqtt/publisher.js';
 import { outboxCounts } from '../../src/mqtt/outbox.js';
 import { readPresence } from '../../src/mqtt/presence.js';
@@ -192,5 +193,20 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     const after = await sub(b.url, ['#']);
     await new Promise((r) => setTimeout(r, 300));
     expect(after.messages.filter((m) => m.retain && m.payload !== '')).toEqual([]);
+  });
+});
+
+describe('Home Assistant discovery', () => {
+  it('names each entity with default_entity_id (its domain included), never the deprecated object_id, whatever the client id', () => {
+    for (const clientId of ['garden', 'Station-Agent_Garden-2']) {
+      const messages = discoveryMessages(mqttConfig('mqtt://127.0.0.1:1883', { clientId }));
+      expect(messages.map((d) => d.topic).sort()).toEqual(HA_DISCOVERY_CHECKS.map((c) => c.topic(clientId)).sort());
+      for (const message of messages) {
+        const parsed = HA_DISCOVERY_CHECKS.find((c) => c.topic(clientId) === message.topic)!.schema.safeParse(message.payload);
+        expect(parsed.success, `${message.topic}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+      }
+    }
+    const last = discoveryMessages(mqttConfig('mqtt://127.0.0.1:1883', { clientId: 'Station-Agent_Garden-2' }))[0].payload;
+    expect(last).toMatchObject({ unique_id: 'Station-Agent_Garden-2_last_species', default_entity_id: 'sensor.station_agent_garden_2_last_species' });
   });
 });

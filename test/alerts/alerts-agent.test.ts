@@ -7,6 +7,7 @@ import { getMeta } from '../../src/queue/index.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { deepMerge } from '../helpers/merge.js';
 import { addRealRecording } from '../helpers/real-recording.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Alerts with the real agent, the local service and a real HTTP receiver on a free
@@ -47,15 +48,6 @@ function addRecording(w: AgentWorld): void {
   addRealRecording(w.inputDir, 'rec');
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function alertConfig(url: string, secretFile: string) {
   return {

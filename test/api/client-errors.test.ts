@@ -7,6 +7,7 @@ import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedErro
 import type { ServiceClientOptions } from '../../src/api/transport.js';
 import { tempDir } from '../helpers/paths.js';
 import { closedPort, expectNoSecret, html, json, startRawServer, startServer, startSilentTcp } from './test-server.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Transport failures and odd answers, each from a real server misbehaving on
@@ -86,7 +87,7 @@ describe('never sent: NetworkError (ERR_NETWORK_BEFORE_SEND)', () => {
     cleanups.push(() => s.close());
     const c = client(s.url, { connections: 1 });
     const first = c.postDetection(DETECTION);
-    await until(() => s.requests.length === 1);
+    await until('the request at the server', () => s.requests.length === 1, 5_000);
     const ac = new AbortController();
     const second = c.postDetection(DETECTION, { signal: ac.signal });
     ac.abort();
@@ -179,7 +180,7 @@ describe('maybe stored: OutcomeUnknownError (ERR_OUTCOME_UNKNOWN)', () => {
     });
     const ac = new AbortController();
     const call = client(s.url).postDetection(DETECTION, ac.signal);
-    await until(() => s.requests.length === 1);
+    await until('the request at the server', () => s.requests.length === 1, 5_000);
     ac.abort();
     const err = await failure(call);
     expect(err).toBeInstanceOf(OutcomeUnknownError);
@@ -414,7 +415,3 @@ async function tinyFile(): Promise<string> {
   return Promise.resolve(file);
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(cond()).toBe(true);
-}

@@ -10,7 +10,8 @@ import { TOKEN } from '../helpers/agent-world.js';
 import { logRecords, startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
-import { seededRandom, waitFor } from '../reliability/support/soak.js';
+import { seededRandom } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from '../reliability/support/world.js';
 
 /**
@@ -60,7 +61,7 @@ function scenario(extra: Record<string, unknown>) {
 const encodedBy = (a: AgentProcess) => logRecords(a.lines).filter((r) => r.msg === 'recording encoded to FLAC').map((r) => String(r.engine));
 
 async function drained(dataDir: string, want: { recordings: number; detections: number }, a: AgentProcess) {
-  return waitFor(
+  return until(
     'queue drained',
     () =>
       withQueue(dataDir, (q) => {
@@ -104,7 +105,7 @@ describe('the agent on arm64', () => {
     agent = startAgentProcess(configPath, { env: agentEnv });
     await agent.waitForLine(/"msg":"station-agent running"/, SLOW_MS);
     // Killed once something is uploaded and before everything is.
-    await waitFor('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
+    await until('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
     const killed = await agent.kill('SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
     const first = agent;
@@ -131,7 +132,7 @@ describe('the agent on arm64', () => {
     const wav = path.join(inputDir, name);
     copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
     // The agent has taken the WAV (a hard link into its spool) before the analyzer deletes it.
-    await waitFor('the WAV in the spool', () => (existsSync(path.join(dataDir, 'spool/incoming', name)) ? true : undefined), SLOW_MS, () => agent!.lines.slice(-20).join('\n'));
+    await until('the WAV in the spool', () => (existsSync(path.join(dataDir, 'spool/incoming', name)) ? true : undefined), SLOW_MS, () => agent!.lines.slice(-20).join('\n'));
     writeFileSync(
       `${wav}.json`,
       JSON.stringify({

@@ -8,6 +8,7 @@ import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { until } from '../helpers/until.js';
 
 // CI installs the flac program (.ci/run), so both encoders are covered there.
 const flacVersion = await findFlacProgram();
@@ -91,7 +92,7 @@ exec sleep 600
     const dest = path.join(tmp.dir, 'slow.flac');
     const job = own.encode(wav, dest);
     job.catch(() => undefined);
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    await until('the pid file', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await own.close({ force: true });
     await expect(job).rejects.toThrow(/flac failed on .*slow\.wav: killed by SIGTERM/);
@@ -110,10 +111,3 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitFor(predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

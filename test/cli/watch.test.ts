@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { CLI_MAIN, buildCli, writeCliConfig } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 /** `station-agent watch` as a process against the local service's GraphQL subscription. */
 
@@ -31,13 +32,9 @@ function watch(args: string[]): Watcher {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-async function until(what: string, check: () => boolean, watcher?: Watcher): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${watcher ? `\nstdout: ${watcher.stdout()}\nstderr: ${watcher.stderr()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+
+/** The watcher's output, for a failure message. */
+const streams = (w: Watcher) => () => `stdout: ${w.stdout()}\nstderr: ${w.stderr()}`;
 
 async function within<T>(what: string, promise: Promise<T>, watcher: Watcher): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -99,7 +96,7 @@ afterAll(async () => {
 describe('station-agent watch', () => {
   test('--json prints the matching detections of this station, one JSON line each', async () => {
     const w = watch(['--json', '--count', '2', '--min-score', '5', '--config', config]);
-    await until('the subscription', () => service.events.listenerCount('detection') === 1, w);
+    await until('the subscription', () => service.events.listenerCount('detection') === 1, 15_000, streams(w));
     await post(OTHER);
     await post(TOKEN, { confidence: 0.1 });
     await post(TOKEN, { scientificName: 'Erithacus rubecula', commonName: 'European Robin', confidence: 0.1 });
@@ -115,7 +112,7 @@ describe('station-agent watch', () => {
 
   test('prints readable lines, filters by species name and every station', async () => {
     const w = watch(['--all-stations', '--species', 'Erithacus rubecula', '--count', '1', '--config', config]);
-    await until('the subscription', () => service.events.listenerCount('detection') === 1, w);
+    await until('the subscription', () => service.events.listenerCount('detection') === 1, 15_000, streams(w));
     await post(OTHER);
     await post(OTHER, { scientificName: 'Erithacus rubecula', commonName: 'European Robin' });
     expect(await within('watch to stop', w.exited, w)).toBe(0);
@@ -131,12 +128,12 @@ describe('station-agent watch', () => {
 
   test('reconnects with backoff when the service goes away, and says so on stderr', async () => {
     const w = watch(['--json', '--count', '1', '--config', config]);
-    await until('the subscription', () => service.events.listenerCount('detection') === 1, w);
+    await until('the subscription', () => service.events.listenerCount('detection') === 1, 15_000, streams(w));
     const port = service.port;
     await service.close();
-    await until('the lost connection on stderr', () => /connection to .* lost/.test(w.stderr()) && /reconnecting in \d+\.\d s/.test(w.stderr()), w);
+    await until('the lost connection on stderr', () => /connection to .* lost/.test(w.stderr()) && /reconnecting in \d+\.\d s/.test(w.stderr()), 15_000, streams(w));
     service = await startEmulator({ db: db(), tokens: [TOKEN, OTHER], port });
-    await until('the subscription again', () => service.events.listenerCount('detection') === 1, w);
+    await until('the subscription again', () => service.events.listenerCount('detection') === 1, 15_000, streams(w));
     const id = await post(TOKEN);
     expect(await within('watch to stop', w.exited, w)).toBe(0);
     expect(JSON.parse(w.stdout()).id).toBe(gid('Detection', id));
@@ -145,9 +142,9 @@ describe('station-agent watch', () => {
 
   test('stops cleanly on SIGINT', async () => {
     const w = watch(['--config', config]);
-    await until('the subscription', () => service.events.listenerCount('detection') === 1, w);
+    await until('the subscription', () => service.events.listenerCount('detection') === 1, 15_000, streams(w));
     w.child.kill('SIGINT');
     expect(await within('watch to stop', w.exited, w)).toBe(0);
-    await until('the subscription to end', () => service.events.listenerCount('detection') === 0, w);
+    await until('the subscription to end', () => service.events.listenerCount('detection') === 0, 15_000, streams(w));
   }, 60_000);
 });

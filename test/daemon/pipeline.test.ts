@@ -5,6 +5,7 @@ import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
 import { addRealRecording } from '../helpers/real-recording.js';
+import { until } from '../helpers/until.js';
 
 let world: AgentWorld | undefined;
 afterEach(async () => {
@@ -68,7 +69,7 @@ describe('station-agent run, end to end against the local service', () => {
 
     copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
     // The agent takes the WAV (a hard link into its spool) before the analyzer deletes it.
-    await waitFor(() => existsSync(path.join(world!.dataDir, 'spool', 'incoming', name)), 'the WAV in the spool');
+    await until('the WAV in the spool', () => existsSync(path.join(world!.dataDir, 'spool', 'incoming', name)));
     writeFileSync(
       `${wav}.json`,
       JSON.stringify({
@@ -156,7 +157,7 @@ describe('station-agent run, end to end against the local service', () => {
     await world.startAgent();
     // An empty queue says nothing until every file has been read: wait for all four first.
     const w = world;
-    await waitFor(() => w.logLines.filter((l) => l.includes('"msg":"recording queued"')).length >= files.length, 'every result file queued');
+    await until('every result file queued', () => w.logLines.filter((l) => l.includes('"msg":"recording queued"')).length >= files.length);
     const counts = await world.waitDrained();
     expect(counts.detections.failed).toBe(0);
     const detections = await world.allDetections();
@@ -212,10 +213,3 @@ describe('analyzerpi input on another filesystem than the spool', () => {
   });
 });
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -5,6 +5,7 @@ import { getMeta } from '../../src/queue/index.js';
 import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 /**
  * A paused daemon picks up a fixed token without a restart: the operator fixes the
@@ -27,15 +28,11 @@ function addRecording(w: AgentWorld): void {
   copyFileSync(path.join(FIXTURE, 'soundscape.BirdNET.results.csv'), path.join(w.inputDir, 'soundscape.BirdNET.results.csv'));
 }
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${world?.logLines.slice(-20).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const pausedOnToken = (w: AgentWorld) => w.daemon!.snapshot().uploader.paused.some((p) => p.reason === 'token-rejected');
+
+/** The agent's last log lines, for a failure message. */
+const logTail = () => world?.logLines.slice(-20).join('\n') ?? '';
 
 describe('a fixed token is picked up without a restart', () => {
   it('resumes uploads when the token file is fixed, and status no longer shows the pause', async () => {
@@ -47,7 +44,7 @@ describe('a fixed token is picked up without a restart', () => {
     const w = world;
     addRecording(w);
     await w.startAgent();
-    await waitFor('paused on the refused token', () => pausedOnToken(w));
+    await until('paused on the refused token', () => pausedOnToken(w), 30_000, logTail);
     expect(w.counts().detections.uploaded).toBe(0);
 
     // As an editor saves: a new file renamed over the old one.
@@ -58,10 +55,10 @@ describe('a fixed token is picked up without a restart', () => {
     expect(counts.recordings.uploaded).toBe(1);
     expect(pausedOnToken(w)).toBe(false);
     // What `status` reads: the snapshot in the queue no longer says paused.
-    await waitFor('snapshot without the pause', () => {
+    await until('snapshot without the pause', () => {
       const snap = getMeta<RuntimeSnapshot>(w.daemon!.queue, RUNTIME_META_KEY);
       return snap != null && !snap.uploader.paused.some((p) => p.reason === 'token-rejected');
-    });
+    }, 30_000, logTail);
     expect(w.logLines.join('\n')).not.toContain(TOKEN);
   });
 
@@ -70,7 +67,7 @@ describe('a fixed token is picked up without a restart', () => {
     const w = world;
     addRecording(w);
     await w.startAgent();
-    await waitFor('paused on the refused token', () => pausedOnToken(w));
+    await until('paused on the refused token', () => pausedOnToken(w), 30_000, logTail);
 
     const config = JSON.parse(readFileSync(w.configPath, 'utf8')) as { service: { token: string } };
     config.service.token = TOKEN;

@@ -9,6 +9,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '@stat
 import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
 import { deepMerge } from './merge.js';
 import { realFixture, tempDir } from './paths.js';
+import { until } from './until.js';
 
 export const TOKEN = 'station-token-0123456789abcdef';
 export const REAL_LABELS = realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_GLOBAL_6K_V2.4_Labels.txt');
@@ -105,15 +106,17 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
       }
     },
     async waitDrained(timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const c = world.counts();
-        const waiting = (s: Record<string, number>) => (s.pending ?? 0) + (s.sending ?? 0) + (s.unknown ?? 0);
-        const total = (s: Record<string, number>) => Object.values(s).reduce((a, b) => a + b, 0);
-        if (waiting(c.recordings) + waiting(c.detections) === 0 && total(c.detections) > 0) return c;
-        if (Date.now() > deadline) throw new Error(`queue not drained after ${timeoutMs} ms: ${JSON.stringify(c)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const waiting = (s: Record<string, number>) => (s.pending ?? 0) + (s.sending ?? 0) + (s.unknown ?? 0);
+      const total = (s: Record<string, number>) => Object.values(s).reduce((a, b) => a + b, 0);
+      return until(
+        'the queue drained',
+        () => {
+          const c = world.counts();
+          return waiting(c.recordings) + waiting(c.detections) === 0 && total(c.detections) > 0 ? c : undefined;
+        },
+        timeoutMs,
+        () => JSON.stringify(world.counts()),
+      );
     },
     async allDetections() {
       const out: Detection[] = [];

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { connect, connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
 import { tempDir } from './paths.js';
+import { until } from './until.js';
 
 /**
  * A real Mosquitto broker for tests: its own process on a free port of 127.0.0.1, a
@@ -144,11 +145,7 @@ export async function subscribe(url: string, topics: string[], options: IClientO
     client,
     messages,
     async waitFor(predicate, what, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(messages)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${messages.length} messages: ${JSON.stringify(messages.slice(-5))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await until(what, () => predicate(messages), timeoutMs, () => `got ${messages.length} messages: ${JSON.stringify(messages.slice(-5))}`);
     },
     async close() {
       await client.endAsync(true);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
+import { until } from '../helpers/until.js';
 
 /**
  * `station-agent run` (the daemon, in-process) against the local service, at the edges of
@@ -16,15 +17,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function fileOutcome(w: AgentWorld, file: string): { outcome: string; detail: string | null } | undefined {
   return w.daemon!.queue.db.prepare('SELECT outcome, detail FROM ingested_files WHERE path = ?').get(file) as

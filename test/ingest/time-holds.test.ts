@@ -9,6 +9,7 @@ import { openQueue, holdCounts } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli, parseJson, runCli } from '../helpers/cli.js';
 import { realFixture } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Holds that end: items ingested while the station clock said 2000 were held as
@@ -40,13 +41,9 @@ async function ingestWithClock(w: AgentWorld, files: string[], nowMs: number): P
   }
 }
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms\n${world?.logLines.slice(-20).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+
+/** The agent's last log lines, for a failure message. */
+const logTail = () => world?.logLines.slice(-20).join('\n') ?? '';
 
 describe('items held for an implausible time', () => {
   it('are released by the daemon once the clock makes them plausible; a wrong stamp stays held, shows in status, and queue release sends it', async () => {
@@ -67,7 +64,7 @@ describe('items held for an implausible time', () => {
     }
 
     const daemon = await w.startAgent();
-    await waitFor('the plausible items uploaded', () => w.counts().detections.uploaded === perFile);
+    await until('the plausible items uploaded', () => w.counts().detections.uploaded === perFile, 30_000, logTail);
     expect(holdCounts(daemon.queue).detection).toEqual({ 'implausible-time': perFile });
     expect(w.logLines.some((l) => l.includes('plausible by the clock now: released'))).toBe(true);
 
@@ -90,10 +87,10 @@ describe('items held for an implausible time', () => {
     const released = await runCli(['queue', 'release', '--held', 'implausible-time', '--json', '--config', w.configPath]);
     expect(released.code, released.stderr).toBe(0);
     expect(parseJson(released).released).toHaveLength(perFile);
-    await waitFor('the released items settled', () => {
+    await until('the released items settled', () => {
       const c = w.counts().detections;
       return c.pending === 0 && c.sending === 0 && c.unknown === 0;
-    });
+    }, 30_000, logTail);
     expect(holdCounts(daemon.queue).detection).toEqual({});
     expect(w.counts().detections.uploaded + w.counts().detections.failed).toBe(perFile * 2);
 

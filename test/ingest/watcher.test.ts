@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputWatcher } from '../../src/ingest/watcher.js';
 import { tempDir } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 let cleanup: (() => void) | undefined;
 let watcher: InputWatcher | undefined;
@@ -29,13 +30,6 @@ function inotifyWatches(): number {
   return n;
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('InputWatcher', () => {
   // The bound and the watch release are proven at a small scale (a bound of 40, a fresh

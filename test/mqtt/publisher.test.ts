@@ -11,6 +11,7 @@ import { enqueueMany, markUploaded, transition, type Queue } from '../../src/que
 import { createBroker, requireMosquitto, subscribe, type Broker, type Subscriber } from '../helpers/mosquitto.js';
 import { detection, recording, tempQueue } from '../queue/helpers.js';
 import { HA_DISCOVERY_CHECKS } from './ha-discovery-schema.js';
+import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -50,13 +51,6 @@ function startPublisher(config: Config, q: Queue): MqttPublisher {
   return publisher;
 }
 
-async function until(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function broker(options: Parameters<typeof createBroker>[0] = {}): Promise<Broker> {
   const b = await createBroker(options);
@@ -93,13 +87,13 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     // Started first: what a queue held before MQTT was turned on is not replayed.
     const publisher = startPublisher(config, q);
     queueDetections(q, 0, 120);
-    await until(() => publisher.status().lastError !== null, 'a failed connect');
+    await until('a failed connect', () => publisher.status().lastError !== null);
     queueDetections(q, 200, 35); // more arrive during the outage
     publisher.notify();
     expect(outboxCounts(q).detections).toBe(155);
 
     await b.start();
-    await until(() => outboxCounts(q).detections === 0, 'the backlog published');
+    await until('the backlog published', () => outboxCounts(q).detections === 0);
     const back = await sub(b.url, [], { clientId: 'ha-sub', clean: false });
     await back.waitFor((m) => m.length >= 155, '155 detection messages');
     await new Promise((r) => setTimeout(r, 300)); // a duplicate would arrive right behind
@@ -170,7 +164,7 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     queueDetections(q, 100, 2);
     publisher.notify();
     await s.waitFor((m) => m.length >= 2, 'the two new detections');
-    await until(() => outboxCounts(q).detections === 0, 'the batch marked');
+    await until('the batch marked', () => outboxCounts(q).detections === 0);
     expect(s.messages.map((m) => (JSON.parse(m.payload) as DetectionPayload).id)).toEqual([6, 7]);
   });
 
@@ -182,7 +176,7 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     const q = queue();
     const publisher = startPublisher(config, q);
     const s = await sub(b.url, [topics.status]);
-    await until(() => readPresence(q).discoveryTopics.length === 6 && readPresence(q).retainedTopics.includes(topics.state), 'discovery remembered');
+    await until('discovery remembered', () => readPresence(q).discoveryTopics.length === 6 && readPresence(q).retainedTopics.includes(topics.state));
     await publisher.stop();
     await s.waitFor((m) => m.at(-1)?.payload === 'offline', 'offline');
 

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli, parseJson, runCli } from '../helpers/cli.js';
 import { realFixture } from '../helpers/paths.js';
-import { waitFor } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { spoolFiles, writeResultsCsv } from './support.js';
 
 let world: AgentWorld | undefined;
@@ -48,7 +48,7 @@ describe('station-agent ingest (backfill, the CLI as a process) applies the same
     expect(text.stdout).toMatch(/Policies:\s+1 soundscapes withheld \(human\); not posted: Gun 1, Human vocal 1/);
 
     await world.startAgent();
-    await waitFor('the magpie uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 20_000);
+    await until('the magpie uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 20_000);
     const [d, ...more] = await world.allDetections();
     expect(more).toEqual([]);
     expect(d.species.scientificName).toBe('Pica pica');

@@ -6,7 +6,7 @@ import { getItem, listItems } from '../../src/queue/index.js';
 import { SPECIES_GATE, SPECIES_GATE_CODE } from '../../src/queue/species-gate.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
-import { waitFor } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { spoolFiles, writeResultsCsv, type Row } from './support.js';
 
 const MAGPIE_WAV = realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav');
@@ -48,7 +48,7 @@ describe('filters at ingest: non-bird classes, include/exclude, per-species thre
       [24, 'Human vocal', 'Human vocal', 0.01],
     ]);
     await world.startAgent();
-    await waitFor('two detections uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
+    await until('two detections uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
     const counts = await world.waitDrained();
     expect(counts.recordings.uploaded).toBe(1);
     expect(counts.detections).toMatchObject({ uploaded: 2, failed: 0, dropped: 0, pending: 0 });
@@ -75,7 +75,7 @@ describe('species gate (filters.minDetectionsPer24h) against the local service',
     await world.startAgent();
     addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
     addRecording('20240224_061500', [[0, 'Turdus merula', 'Eurasian Blackbird', 0.9]]);
-    await waitFor('two recordings queued', () => (world!.counts().recordings.pending === 2 ? true : undefined), 20_000, describeWorld);
+    await until('two recordings queued', () => (world!.counts().recordings.pending === 2 ? true : undefined), 20_000, describeWorld);
     const q = world.daemon!.queue;
     const held = listItems(q, { kind: 'detection', limit: 100 }).items;
     expect(held.map((d) => d.holdReason)).toEqual([SPECIES_GATE, SPECIES_GATE]);
@@ -83,8 +83,8 @@ describe('species gate (filters.minDetectionsPer24h) against the local service',
 
     // The magpie again, 5 h later: both magpies go, each with its soundscape.
     addRecording('20240224_110000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
-    await waitFor('magpies uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
-    await waitFor('their soundscapes uploaded', () => (world!.counts().recordings.uploaded === 2 ? true : undefined), 20_000, describeWorld);
+    await until('magpies uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
+    await until('their soundscapes uploaded', () => (world!.counts().recordings.uploaded === 2 ? true : undefined), 20_000, describeWorld);
     const magpies = await world.allDetections();
     expect(magpies.map((d) => d.species.scientificName)).toEqual(['Pica pica', 'Pica pica']);
     for (const d of magpies) expect(d.soundscape?.url).toBeTruthy();

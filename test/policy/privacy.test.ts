@@ -6,7 +6,7 @@ import { createAgentMetrics } from '../../src/metrics/agent-metrics.js';
 import { collectStatus } from '../../src/status/report.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
-import { waitFor } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { analyzerpiJson, policyLogLines, spoolFiles, writeResultsCsv } from './support.js';
 
 const MAGPIE_WAV = realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav');
@@ -39,7 +39,7 @@ describe('privacy: soundscapes in which the analyzer heard a person', () => {
     ]);
 
     await world.startAgent();
-    await waitFor('three detections uploaded', () => (world!.counts().detections.uploaded === 3 ? true : undefined), 20_000, describeWorld);
+    await until('three detections uploaded', () => (world!.counts().detections.uploaded === 3 ? true : undefined), 20_000, describeWorld);
     const counts = await world.waitDrained();
     expect(counts.detections.uploaded).toBe(3);
     expect(counts.detections.failed + counts.recordings.failed).toBe(0);
@@ -82,7 +82,7 @@ describe('privacy: soundscapes in which the analyzer heard a person', () => {
     const wav = path.join(world.inputDir, name);
     copyFileSync(MAGPIE_WAV, wav);
     // Taken on sight, before the JSON exists.
-    await waitFor('WAV linked into incoming/', () => (existsSync(path.join(incoming, name)) ? true : undefined), 20_000, describeWorld);
+    await until('WAV linked into incoming/', () => (existsSync(path.join(incoming, name)) ? true : undefined), 20_000, describeWorld);
     writeFileSync(
       `${wav}.json`,
       analyzerpiJson(name, '2024-02-24T16:19:37+01:00', [
@@ -117,7 +117,7 @@ describe('privacy.audio never: detections only', () => {
     copyFileSync(MAGPIE_WAV, path.join(world.inputDir, '20240224_170000.wav'));
     writeResultsCsv(path.join(world.inputDir, '20240224_170000.BirdNET.results.csv'), '20240224_170000.wav', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
 
-    await waitFor('both detections uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
+    await until('both detections uploaded', () => (world!.counts().detections.uploaded === 2 ? true : undefined), 20_000, describeWorld);
     expect(world.counts().recordings).toMatchObject({ pending: 0, uploaded: 0 });
     expect(await world.allSoundscapes()).toEqual([]);
     expect(spoolFiles(world.dataDir)).toEqual([]);

@@ -11,7 +11,8 @@ import { fixture } from '../helpers/paths.js';
 import { buildWav, guanoChunk, listInfoChunk, rawChunk, type WavSpec } from '../helpers/wav-writer.js';
 import { planBacklog, sidecar, writeAtomically, writeBacklog, type ExpectedDetection, type ExpectedRecording } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, serviceHoldings } from './support/exactly-once.js';
-import { SEED, seededRandom, waitFor } from './support/soak.js';
+import { SEED, seededRandom } from './support/soak.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Scenario 5, bad input: the analyzer's folder holds broken, odd and hostile files
@@ -147,7 +148,7 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
     const wantDetections = expected.reduce((n, r) => n + r.detections.length, 0);
     const wantSoundscapes = expected.filter((r) => !withoutSoundscape.has(r.base)).length;
     await world.startAgent();
-    const counts = await waitFor(
+    const counts = await until(
       'good items uploaded, the unknown species failed, the bad name reported',
       () => {
         const c = world!.counts();
@@ -235,7 +236,7 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
     expect(warnings.some((r) => r.msg.startsWith(`${wav}: `) && r.msg.endsWith('still incomplete after waiting for it, detections go without a soundscape')), lines.join('')).toBe(true);
 
     await world.startAgent();
-    await waitFor('the detection uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 10_000);
+    await until('the detection uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 10_000);
     expect(exactlyOnce([rec], await serviceHoldings(world.client), { withoutSoundscape: new Set(['truncated']) })).toEqual(EXACTLY_ONCE);
   });
 });

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/paths.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
 import { planBacklog, startDaysAgo, writeBacklog, type ExpectedRecording } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, total, waiting, withQueue } from './support/exactly-once.js';
-import { SEED, SOAK, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
+import { SEED, SOAK, scaled, seededRandom, sleep } from './support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from './support/world.js';
 
 /**
@@ -99,7 +100,7 @@ describe('crash: the agent is killed (SIGKILL) at random points while draining a
       agent = startAgentProcess(configPath);
       await agent.waitForLine(/"msg":"station-agent running"/);
       const want = expectedCounts(expected);
-      const drained = await waitFor(
+      const drained = await until(
         'queue drained',
         () =>
           withQueue(dataDir, (q) => {

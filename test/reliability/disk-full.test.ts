@@ -13,7 +13,8 @@ import { buildWav } from '../helpers/wav-writer.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
 import { planBacklog, SAMPLE_RATE, sidecar, startDaysAgo, writeAtomically, writeBacklog, type ExpectedRecording } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
-import { SEED, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
+import { SEED, scaled, seededRandom, sleep } from './support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from './support/world.js';
 
 /**
@@ -66,7 +67,7 @@ describe('disk full: free space below disk.minFreeMb (as the agent sees it)', ()
     expect(daemon.snapshot().disk.low).toBe(true);
     expect(readSnapshotMeta(world.dataDir)?.disk.low).toBe(true);
     const lows = expectedCounts(low);
-    await waitFor('detections uploaded without soundscapes', () => (world!.counts().detections.uploaded === lows.detections ? true : undefined), 30_000, () =>
+    await until('detections uploaded without soundscapes', () => (world!.counts().detections.uploaded === lows.detections ? true : undefined), 30_000, () =>
       JSON.stringify(world!.counts()),
     );
 
@@ -91,7 +92,7 @@ describe('disk full: free space below disk.minFreeMb (as the agent sees it)', ()
     const restarted = await world.startAgent();
     expect(restarted.snapshot().disk.low).toBe(false);
     const want = expectedCounts([...low, ...again]);
-    const counts = await waitFor(
+    const counts = await until(
       'new recordings uploaded with their soundscapes',
       () => {
         const c = world!.counts();
@@ -218,7 +219,7 @@ async function smallDiskStation(
     },
   });
   await agent.waitForLine(/"msg":"station-agent running"/);
-  inner.pid = await waitFor('agent pid', () => agentPid(agent.pid), 5_000);
+  inner.pid = await until('agent pid', () => agentPid(agent.pid), 5_000);
   const station: SmallDiskStation = {
     inputDir,
     dataDir,
@@ -230,11 +231,11 @@ async function smallDiskStation(
       const old = station.pid;
       const running = agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length;
       process.kill(old, 'SIGTERM');
-      station.pid = inner.pid = await waitFor('restarted agent pid', () => {
+      station.pid = inner.pid = await until('restarted agent pid', () => {
         const pid = agentPid(agent.pid);
         return pid !== undefined && pid !== old ? pid : undefined;
       }, 15_000);
-      await waitFor('restarted agent running', () => (agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length > running ? true : undefined), 15_000);
+      await until('restarted agent running', () => (agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length > running ? true : undefined), 15_000);
     },
     freeBallast() {
       const ballast = `/proc/${station.pid}/root${dataDir}/ballast`;
@@ -270,7 +271,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
       }
     });
     const bigCounts = expectedCounts(big);
-    await waitFor(
+    await until(
       'detections of the audio that did not fit uploaded',
       async () => ((await serviceHoldings(station.client)).detections.length === bigCounts.detections ? true : undefined),
       30_000,
@@ -288,7 +289,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
     writeBacklog(station.inputDir, small);
     const all: ExpectedRecording[] = [...big, ...small];
     const want = expectedCounts(all);
-    await waitFor(
+    await until(
       'new recordings uploaded with their soundscapes',
       async () => {
         const held = await serviceHoldings(station.client);
@@ -324,7 +325,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
       2,
     );
     const full = (r: { msg: string; err?: string }) => /disk is full/.test(`${r.err ?? ''} ${r.msg}`);
-    await waitFor('the database is full', () => (station.logs().some(full) ? true : undefined), 30_000, () => station.agent.lines.slice(-30).join('\n'));
+    await until('the database is full', () => (station.logs().some(full) ? true : undefined), 30_000, () => station.agent.lines.slice(-30).join('\n'));
     // Still running a while later: a failed write is logged, never the end of the process.
     await sleep(1_000);
     expect(agentPid(station.agent.pid), station.agent.lines.slice(-20).join('\n')).toBe(station.pid);
@@ -334,7 +335,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
     station.freeBallast();
     const later = planBacklog({ count: 1, firstIndex: recs.length, startMs, random });
     for (const rec of later) writeAtomically(path.join(station.inputDir, `${rec.base}.detections.json`), sidecar(rec));
-    await waitFor(
+    await until(
       'the recording made after space returned at the service',
       async () => {
         const held = await serviceHoldings(station.client);
@@ -349,7 +350,7 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
     await station.restart();
     const all = [...recs, ...later];
     const want = expectedCounts(all);
-    await waitFor(
+    await until(
       'every detection at the service',
       async () => ((await serviceHoldings(station.client)).detections.length >= want.detections ? true : undefined),
       30_000,

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/paths.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
 import { wavBytes, writeAtomically } from './support/backlog.js';
 import { serviceHoldings, waiting, withQueue, queueCounts } from './support/exactly-once.js';
-import { waitFor } from './support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from './support/world.js';
 
 /**
@@ -69,7 +69,7 @@ const mkfifo = (file: string) => execFileSync('mkfifo', [file]);
 
 /** Waits until the service holds `detections` detections and the agent's queue has nothing left to send. */
 async function drained(dataDir: string, detections: number, extra: () => boolean = () => true): Promise<void> {
-  await waitFor(
+  await until(
     `${detections} detections on the service, nothing waiting`,
     async () => {
       const held = await serviceHoldings(client);

@@ -6,7 +6,8 @@ import { createAgentWorld, REAL_LABELS, type AgentWorld } from '../helpers/agent
 import { tempDir } from '../helpers/paths.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
-import { SEED, SOAK, scaled, seededRandom, sleep, waitFor } from './support/soak.js';
+import { SEED, SOAK, scaled, seededRandom, sleep } from './support/soak.js';
+import { until } from '../helpers/until.js';
 import { STATION } from './support/world.js';
 
 /**
@@ -67,7 +68,7 @@ describe('outage: the service is down for a while, then back', () => {
       await world.startAgent();
       const daemon = world.daemon!;
       // Let the drain get going, so the outage cuts into it.
-      await waitFor('first uploads', () => (world!.counts().recordings.uploaded >= 3 ? true : undefined), 20_000);
+      await until('first uploads', () => (world!.counts().recordings.uploaded >= 3 ? true : undefined), 20_000);
 
       await world.emulator.close();
       const dead = await deadPort(port);
@@ -89,7 +90,7 @@ describe('outage: the service is down for a while, then back', () => {
 
       world.emulator = await startEmulator({ port, db, stations: [STATION], labels: REAL_LABELS });
       const want = expectedCounts(expected);
-      const counts = await waitFor(
+      const counts = await until(
         'backlog drained after the outage',
         () => {
           const c = world!.counts();

@@ -5,7 +5,8 @@ import { openQueue, type Queue } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
-import { SEED, seededRandom, waitFor } from './support/soak.js';
+import { SEED, seededRandom } from './support/soak.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The other half of commit-then-drop: the service stored the item and answered, but
@@ -61,7 +62,7 @@ describe('the queue refuses to record an upload the service already stored', () 
     const injected = refuseRemoteIdWrites(daemon.queue, 2);
 
     const want = expectedCounts(expected);
-    const counts = await waitFor(
+    const counts = await until(
       'all uploaded',
       () => {
         const c = world!.counts();
@@ -99,7 +100,7 @@ describe('the queue refuses to record an upload the service already stored', () 
     const injected = refuseTwoWritesInARow(daemon.queue);
 
     const want = expectedCounts(expected);
-    const counts = await waitFor(
+    const counts = await until(
       'all uploaded without a restart',
       () => {
         const c = world!.counts();

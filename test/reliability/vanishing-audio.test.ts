@@ -6,7 +6,7 @@ import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildWav } from '../helpers/wav-writer.js';
 import { sidecar, writeAtomically, type ExpectedRecording } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, serviceHoldings, withQueue } from './support/exactly-once.js';
-import { waitFor } from './support/soak.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Scenario 5 (bad input), the file that vanishes mid-read: the analyzer (or a
@@ -67,7 +67,7 @@ describe('bad input: the audio vanishes while the agent ingests it', () => {
       writeAtomically(path.join(world.inputDir, `${rec.base}.detections.json`), sidecar(rec));
     }
     await world.startAgent();
-    const counts = await waitFor(
+    const counts = await until(
       'every detection uploaded',
       () => {
         const c = world!.counts();

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/paths.js';
 import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
-import { seededRandom, waitFor } from '../reliability/support/soak.js';
+import { seededRandom } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from '../reliability/support/world.js';
 
 /**
@@ -58,7 +59,7 @@ describe('one daemon per dataDir', () => {
     const first = start();
     await first.waitForLine(/"msg":"station-agent running"/);
     // Wait until it is sending, so a second daemon's start-up recovery would have something to steal.
-    await waitFor('first daemon uploading', () => withQueue(dataDir, (q) => (queueCounts(q).detections.uploaded ?? 0) > 0 || undefined), 60_000);
+    await until('first daemon uploading', () => withQueue(dataDir, (q) => (queueCounts(q).detections.uploaded ?? 0) > 0 || undefined), 60_000);
 
     const second = start();
     const refused = await second.exited;
@@ -76,14 +77,14 @@ describe('one daemon per dataDir', () => {
 
     // The first keeps going: it uploads more after the refusal.
     const before = withQueue(dataDir, (q) => queueCounts(q).detections.uploaded ?? 0);
-    await waitFor('first daemon still uploading', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > before ? true : undefined)), 60_000);
+    await until('first daemon still uploading', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > before ? true : undefined)), 60_000);
     expect(first.child.exitCode).toBeNull();
 
     // Killed without a chance to clean up: the kernel drops its lock.
     expect((await first.kill('SIGKILL')).signal).toBe('SIGKILL');
     const restarted = start();
     await restarted.waitForLine(/"msg":"station-agent running"/);
-    const drained = await waitFor(
+    const drained = await until(
       'queue drained',
       () =>
         withQueue(dataDir, (q) => {

@@ -2,6 +2,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
+import { until } from '../helpers/until.js';
 
 let world: AgentWorld | undefined;
 afterEach(async () => {
@@ -9,13 +10,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('config sync', () => {
   it('pushes station.settings on start and again when the config file is replaced, and stores the station record', async () => {

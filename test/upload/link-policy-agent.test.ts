@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Upload windows and the daily data budget, with the real agent against the local
@@ -23,15 +24,6 @@ function addRecording(w: AgentWorld, name: string, minute: number): void {
   addRealRecording(w.inputDir, name, minute);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A window that starts two hours after the current local hour: closed now, open after `opensIn` ms. */
 function closedWindow(): { window: string; opensIn: number } {

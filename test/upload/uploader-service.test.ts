@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRecording, getItem, listItems } from '../../src/queue/index.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 
 let world: AgentWorld | undefined;
 afterEach(async () => {
@@ -11,13 +12,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A results-format recording with the given CSV rows, its WAV from the real fixtures. */
 function dropRecording(w: AgentWorld, base: string, rows: string[], endIso = '2025-06-01T10:00:10.000Z'): void {

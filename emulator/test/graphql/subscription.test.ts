@@ -2,6 +2,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { until } from '../../../test/helpers/until.js';
 import { gid } from './helpers.js';
 import { SPECIES, startWorld, type World } from './world.js';
 
@@ -63,11 +64,7 @@ function subscribe(query: string) {
 
 /** The subscription is live once the emulator has a listener for it. */
 async function listening(count: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (w.emulator.events.listenerCount('detection') !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} detection listeners, have ${w.emulator.events.listenerCount('detection')}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(`${count} detection listeners`, () => w.emulator.events.listenerCount('detection') === count, 5_000, () => `have ${w.emulator.events.listenerCount('detection')}`);
 }
 
 describe('newDetection', () => {

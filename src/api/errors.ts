@@ -24,7 +24,7 @@ export type ApiErrorCode =
 
 export abstract class ApiError extends StationAgentError {
   abstract override readonly code: ApiErrorCode;
-  /** Method and redacted path, e.g. `POST /api/v1/stations/<token>/detections`. */
+  /** Method and redacted path, e.g. `POST /api/v1/stations/<redacted>/detections` (src/wire/redact.ts). */
   readonly request: string;
 
   constructor(message: string, request: string, options?: ErrorOptions) {

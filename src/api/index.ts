@@ -1,4 +1,4 @@
-/** The typed REST V1 client of the service, its errors and the token redaction. */
+/** The typed REST V1 client of the service and its errors (the token redaction is src/wire/redact.ts). */
 export { ServiceClient, createServiceClient } from './client.js';
 export type { SoundscapeInfoQuery, UploadSoundscapeArgs } from './client.js';
 export type { CallArg, CallOptions, ResponseInfo, ServiceClientOptions } from './transport.js';

@@ -2,28 +2,12 @@ import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedErro
 import { errorCode, errorMessage } from '../errors.js';
 
 /**
- * What the uploader does with a failed request: the decision table over error
- * codes and statuses. Everything the uploader decides about a failure is here, so
- * the rules can be read (and tested) in one place.
+ * What the uploader does with a failed request. Everything the uploader decides about
+ * a failure is here, so the rules can be read (and tested) in one place. The table is
+ * docs/ARCHITECTURE.md, "The uploader's decisions"; test/upload/decision-table.test.ts
+ * runs every row of it, and every HTTP status, through this function.
  *
- * | failure                                   | decision                                  |
- * |-------------------------------------------|-------------------------------------------|
- * | ERR_NETWORK_BEFORE_SEND                   | retry; counts toward the circuit breaker  |
- * | ERR_OUTCOME_UNKNOWN (timeout/reset)       | unknown: reconcile before any new post    |
- * | HTTP 502, 504, an HTML 5xx page (gateway)  | unknown: the service may have stored it   |
- * | HTTP 500, 408, other HTML page            | retry; counts toward the circuit breaker  |
- * | HTTP 429, 503                             | retry after Retry-After; throttle         |
- * | HTTP 401, 403, 404 on a station path      | pause everything: the token is rejected   |
- * | HTTP 3xx (redirect: baseUrl is wrong)     | pause everything, like a rejected token   |
- * | HTTP 415 on a soundscape                  | pause soundscapes: the format is refused  |
- * | HTTP 422                                  | fail this item with the service's message |
- * | other HTTP 4xx                            | fail this item                            |
- * | ERR_SERVICE_REJECTED (2xx, no id)         | fail this item                            |
- * | queue database error (SQLITE_*)           | unknown: the service may have the item    |
- * | local error (spool file gone, bad audio)  | fail this item                            |
- *
- * Transient failures never fail an item: there is no attempt limit, only a
- * backoff cap. A station offline for a week still uploads everything afterwards.
+ * Transient failures never fail an item: there is no attempt limit, only a backoff cap.
  */
 export type Decision =
   | {

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,29 +10,11 @@ import {
   recordingStartFromName,
   resolveRecordingStart,
 } from '../../src/ingest/recording-time.js';
+import { readWavInfo } from '../../src/audio/wav.js';
 import { realFixture } from '../helpers/paths.js';
 
 const BERLIN = 'Europe/Berlin';
 const fmt = (d: Date | undefined, zone = BERLIN) => (d ? formatServiceTimestamp(d, zone) : undefined);
-
-/** The LIST/INFO ICMT of a WAV, read with a minimal RIFF walk (the real reader lives in src/audio). */
-function wavComment(file: string): string | undefined {
-  const buf = readFileSync(file);
-  for (let at = 12; at + 8 <= buf.length; ) {
-    const id = buf.toString('latin1', at, at + 4);
-    const size = buf.readUInt32LE(at + 4);
-    if (id === 'LIST' && buf.toString('latin1', at + 8, at + 12) === 'INFO') {
-      for (let sub = at + 12; sub + 8 <= at + 8 + size; ) {
-        const subId = buf.toString('latin1', sub, sub + 4);
-        const subSize = buf.readUInt32LE(sub + 4);
-        if (subId === 'ICMT') return buf.toString('utf8', sub + 8, sub + 8 + subSize).replace(/\0+$/, '');
-        sub += 8 + subSize + (subSize & 1);
-      }
-    }
-    at += 8 + size + (size & 1);
-  }
-  return undefined;
-}
 
 describe('recordingStartFromName', () => {
   it.each([
@@ -111,8 +92,9 @@ describe('daylight saving time in Europe/Berlin', () => {
 });
 
 describe('recordingStartFromMetadata', () => {
-  it('reads the comment of the real AudioMoth recording (older firmware, "(UTC)")', () => {
-    const comment = wavComment(realFixture('opensoundscape_8b582152', 'metadata.wav'));
+  it('reads the comment of the real AudioMoth recording (older firmware, "(UTC)")', async () => {
+    // Through the shipped reader, as ingest reads it.
+    const { comment } = await readWavInfo(realFixture('opensoundscape_8b582152', 'metadata.wav'));
     expect(comment).toBe(
       'Recorded at 10:25:00 04/04/2020 (UTC) by AudioMoth 24526B065D325963 at gain setting 2 while battery state was 4.7V.',
     );

@@ -39,7 +39,7 @@ export interface DrainChildResult {
 async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs' | 'memoryMb'>> {
   const [{ pino }, { startDaemon }, { createLogger }, { queueCounts }] = await Promise.all([
     import('pino'),
-    import('../../src/daemon.js'),
+    import('../../src/daemon/index.js'),
     import('../../src/log/index.js'),
     import('../../src/queue/index.js'),
   ]);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import { systemTimeZone, type ConfigInput } from '../../src/config/index.js';
-import { startDaemon, type RunningDaemon } from '../../src/daemon.js';
+import { startDaemon, type RunningDaemon } from '../../src/daemon/index.js';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { errorMessage } from '../../src/errors.js';
 import { createLogger } from '../../src/log/index.js';

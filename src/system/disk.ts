@@ -1,13 +1,52 @@
 import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 
+/**
+ * Free disk space, in one place: how it is measured (statfs `f_bavail`: what an
+ * unprivileged process may still write, root's reserve excluded) and when it is "low"
+ * (below `disk.minFreeMb`: no audio is spooled). The daemon's disk monitor, ingest's
+ * spool, `status` and `doctor` all ask here.
+ */
 export interface DiskSpace {
-  /** Bytes an unprivileged process may still write (`f_bavail`: excludes root's reserve). */
   freeBytes: number;
   totalBytes: number;
 }
 
-/** Space on the file system holding `path` (which must exist). */
-export async function diskFree(path: string): Promise<DiskSpace> {
-  const s = await statfs(path);
+const MIB = 1024 * 1024;
+
+/** Space on the file system holding `dir` (which must exist). */
+export async function diskFree(dir: string): Promise<DiskSpace> {
+  const s = await statfs(dir);
   return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+}
+
+/**
+ * Free bytes on the file system that holds `dir`, or of its nearest existing parent
+ * when `dir` does not exist yet (status and doctor on a new station); null when
+ * nothing on the path can be read.
+ */
+export async function freeBytesNear(dir: string): Promise<number | null> {
+  let current = path.resolve(dir);
+  for (;;) {
+    try {
+      return (await diskFree(current)).freeBytes;
+    } catch (err) {
+      const parent = path.dirname(current);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === current) return null;
+      current = parent;
+    }
+  }
+}
+
+/** `disk.minFreeMb` in bytes. */
+export function minFreeBytes(minFreeMb: number): number {
+  return minFreeMb * MIB;
+}
+
+/**
+ * Below `disk.minFreeMb`: no new audio is spooled (detections still queue).
+ * @example isDiskLow(50 * 1024 * 1024, 100) // true
+ */
+export function isDiskLow(freeBytes: number, minFreeMb: number): boolean {
+  return freeBytes < minFreeBytes(minFreeMb);
 }

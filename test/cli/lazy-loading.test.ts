@@ -114,7 +114,7 @@ describe('lazy loading', () => {
       await exited;
     }
     const loaded = readTrace(trace);
-    expect(loaded.own.has('daemon.js')).toBe(true);
+    expect(loaded.own.has('daemon/index.js')).toBe(true);
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client']) expect(loaded.packages.has(pkg), pkg).toBe(false);
     expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/)/.test(f))).toEqual([]);
   }, 90_000);

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { Detection, Soundscape } from '../../src/wire/types.js';
-import { startDaemon, type DaemonOptions, type RunningDaemon } from '../../src/daemon.js';
+import { startDaemon, type DaemonOptions, type RunningDaemon } from '../../src/daemon/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '@station-agent/emulator';
 import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
 import { deepMerge } from './merge.js';

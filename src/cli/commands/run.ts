@@ -53,7 +53,7 @@ ${examples(
       const onHangup = () => onReload?.();
       process.on('SIGHUP', onHangup);
       try {
-        const { startDaemon } = await import('../../daemon.js');
+        const { startDaemon } = await import('../../daemon/index.js');
         const daemon = await startDaemon({
           path: flags.config,
           overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,

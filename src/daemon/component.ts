@@ -1,0 +1,19 @@
+import type { Config } from '../config/index.js';
+
+/**
+ * One part of the running daemon (zigbee2mqtt's extensions are the model). The wiring
+ * module (`index.ts`) builds every component, starts them in list order and stops them
+ * in the reverse order, so a component may rely on the ones listed before it running
+ * for as long as it runs. A config reload goes through the same list.
+ */
+export interface Component {
+  /** For logs and errors: what failed to start or stop. */
+  readonly name: string;
+  start(): Promise<void> | void;
+  stop(): Promise<void> | void;
+  /**
+   * Apply the keys of a reloaded config that this component can change while it runs
+   * (`reload.ts` lists them). Keys that need a restart are not this component's business.
+   */
+  reload?(next: Config): Promise<void> | void;
+}

@@ -1,0 +1,43 @@
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { Queue } from '../queue/index.js';
+import { RetentionSweeper } from '../upload/retention.js';
+import type { Component } from './component.js';
+
+const SWEEP_MS = 60_000;
+
+/**
+ * The periodic sweeps: spool retention and analyzer files after upload
+ * (upload/retention.ts), and stale WAVs in the spool's `incoming/` (ingest's pairing).
+ * Leftovers of the last run go at start, not a minute later.
+ */
+export class Housekeeping implements Component {
+  readonly name = 'housekeeping';
+  readonly retention: RetentionSweeper;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    config: Config,
+    private readonly deps: { queue: Queue; log: Logger; sweepIncoming: () => Promise<number> },
+  ) {
+    this.retention = new RetentionSweeper(deps.queue, config, deps.log);
+  }
+
+  start(): void {
+    void this.retention.sweep();
+    this.timer = setInterval(() => {
+      void this.deps.sweepIncoming().catch(() => 0);
+      void this.retention.sweep();
+    }, SWEEP_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Runs every sweep now (tests, `RunningDaemon.housekeeping`). */
+  async run(): Promise<void> {
+    await this.deps.sweepIncoming();
+    await this.retention.sweep();
+  }
+}

@@ -1,0 +1,187 @@
+import path from 'node:path';
+import { webhookFromConfig } from '../alerts/webhook-config.js';
+import type { AlertMonitor } from '../alerts/monitor.js';
+import { createServiceClient } from '../api/index.js';
+import { loadConfig, requireToken, type Config, type LoadConfigOptions } from '../config/index.js';
+import { errorMessage } from '../errors.js';
+import { createIngestContext } from '../ingest/context.js';
+import type { Pairing } from '../ingest/pairing.js';
+import type { InputWatcher } from '../ingest/watcher.js';
+import { addLogSecrets, createLogger, type Logger } from '../log/index.js';
+import { openQueue, recoverInFlight, type Queue } from '../queue/index.js';
+import type { RuntimeSnapshot } from '../status/runtime.js';
+import { acquireDaemonLock } from '../system/daemon-lock.js';
+import type { LinkPolicy } from '../upload/link-policy.js';
+import type { UploadObserver } from '../upload/ports.js';
+import type { Uploader } from '../upload/uploader.js';
+import { AlertsComponent } from './alerts.js';
+import { ClockGate } from './clock-gate.js';
+import type { Component } from './component.js';
+import { ConfigFilesComponent } from './config-files.js';
+import { ConfigSyncComponent } from './config-sync.js';
+import { DiskMonitor } from './disk-monitor.js';
+import { EncoderComponent } from './encoder.js';
+import { EventBus } from './events.js';
+import { Housekeeping } from './housekeeping.js';
+import { IngestComponent } from './ingest.js';
+import { MetricsComponent } from './metrics.js';
+import { MqttComponent } from './mqtt.js';
+import { reloadConfig } from './reload.js';
+import { RuntimeReporter } from './runtime-reporter.js';
+import { UploaderComponent } from './uploader.js';
+
+/**
+ * The one wiring module of `station-agent run`: loads the config, opens the queue and
+ * runs the daemon as a list of components (one file each in this folder). They start in
+ * list order and stop in the reverse order, which keeps the queue consistent: no new
+ * input first, then finish or abandon what is in flight (abandoned sends become
+ * `unknown`), then the last snapshot; the database closes and the lock goes last.
+ */
+export interface DaemonOptions extends LoadConfigOptions {
+  /** Replaces the JSON logger (tests). */
+  logger?: Logger;
+  /** Called on every upload outcome (metrics). */
+  observer?: UploadObserver;
+  /**
+   * The wall clock of the link policy (upload windows, data budget) and the alerts;
+   * tests move it to open a window or let hours pass. The queue's own times stay real.
+   */
+  now?: () => number;
+  /** How often the alert conditions are checked. Default 10 s. */
+  alertCheckMs?: number;
+}
+
+export interface RunningDaemon {
+  config: Config;
+  queue: Queue;
+  log: Logger;
+  uploader: Uploader;
+  pairing: Pairing;
+  watcher: InputWatcher;
+  link: LinkPolicy;
+  /** The alerts component, when `alerts.webhook.url` is set. */
+  alerts: AlertMonitor | null;
+  snapshot(): RuntimeSnapshot;
+  /** Resolves when ingest has handed over everything it has seen so far. */
+  ingestIdle(): Promise<void>;
+  /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
+  housekeeping(): Promise<void>;
+  /** Reads the config and token file again (SIGHUP): applies what can change at runtime (see reload.ts). */
+  reload(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
+  const loaded = await loadConfig(options);
+  const { config } = loaded;
+  const token = requireToken(loaded);
+  const log = options.logger ?? createLogger({ level: config.log.level, token });
+  for (const warning of loaded.warnings) log.warn(warning);
+
+  // One daemon per dataDir, taken before the queue opens: recovery below marks every
+  // `sending` item `unknown`, which is only true when no other daemon is sending them.
+  const lock = acquireDaemonLock(config.dataDir);
+  let queue: Queue | undefined;
+  let prepared: [Awaited<ReturnType<typeof createIngestContext>>, Awaited<ReturnType<typeof webhookFromConfig>>];
+  try {
+    queue = openQueue(path.join(config.dataDir, 'queue.db'));
+    // What can still fail (an unreadable labels file, a webhook secret file) fails before anything is started, like the token.
+    prepared = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, loaded.path ?? null)]);
+  } catch (err) {
+    queue?.close();
+    lock.release();
+    throw err;
+  }
+  const [ctx, webhook] = prepared;
+  const recovered = recoverInFlight(queue);
+  if (recovered.recordings + recovered.detections > 0) {
+    log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
+  }
+
+  // service.timeoutMs is the limit of every request, soundscape uploads included
+  // (the client's own upload default of 120 s would otherwise hold a slot that long).
+  const { baseUrl, timeoutMs } = config.service;
+  const client = createServiceClient({ baseUrl, token, timeoutMs, uploadTimeoutMs: timeoutMs, connections: config.upload.concurrency });
+  const bus = new EventBus();
+  if (options.observer?.outcome) bus.on('outcome', (o) => options.observer?.outcome?.(o.kind, o.outcome, o.durationMs, o.bytes));
+  const deps = { queue, log, bus };
+  const snapshot = (): RuntimeSnapshot => ({
+    pid: process.pid,
+    startedAt,
+    updatedAt: Date.now(),
+    uploader: upload.uploader.status(),
+    watcher: { ready: ingest.watcher.isReady, pending: ingest.watcher.pendingCount, dir: config.input.dir },
+    clock: clock.state,
+    disk: disk.state,
+    configSync: sync.state,
+    ...(mqtt.status() ? { mqtt: mqtt.status() } : {}),
+    link: upload.link.status(),
+  });
+  const startedAt = Date.now();
+  const now = options.now ?? Date.now;
+  const tokenChanged = (t: string) => (options.logger ? undefined : addLogSecrets(log, t));
+
+  const ingest = new IngestComponent(config, ctx, deps);
+  const housekeeping = new Housekeeping(config, { ...deps, sweepIncoming: () => ingest.pairing.sweepIncoming() });
+  const clock = new ClockGate(config, deps);
+  const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
+  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now, tokenChanged });
+  const mqtt = new MqttComponent(config, { ...deps, snapshot });
+  const sync = new ConfigSyncComponent(config, { ...deps, client });
+  const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
+  const reporter = new RuntimeReporter({ ...deps, snapshot, lastSuccessAt: () => upload.uploader.status().lastSuccessAt });
+  const reload = (why: string) => reloadConfig(options, components, log, why);
+
+  // Start order; stop is the reverse. The reporter's last write comes after everything
+  // that changes the snapshot has stopped; ingest stops before the stages it feeds.
+  const components: Component[] = [
+    ...(config.metrics.listen ? [new MetricsComponent(config.metrics.listen, { ...deps, snapshot })] : []),
+    reporter,
+    disk,
+    clock,
+    new EncoderComponent(config, deps),
+    alerts,
+    mqtt,
+    upload,
+    ingest,
+    housekeeping,
+    sync,
+    new ConfigFilesComponent(loaded.path, config.service.tokenFile, { log, reload: (why) => void reload(why) }),
+  ];
+  const started: Component[] = [];
+  const stopAll = async () => {
+    for (const component of started.splice(0).reverse()) await component.stop();
+    await client.close();
+    queue.close();
+    lock.release();
+  };
+  try {
+    for (const component of components) {
+      await component.start();
+      started.push(component);
+    }
+  } catch (err) {
+    log.error(`${components[started.length]?.name ?? 'a component'} did not start: ${errorMessage(err)}`);
+    await stopAll().catch(() => {});
+    throw err;
+  }
+  bus.emit('running');
+  log.info({ input: config.input.dir, format: config.input.format, dataDir: config.dataDir }, 'station-agent running');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    config,
+    queue,
+    log,
+    uploader: upload.uploader,
+    pairing: ingest.pairing,
+    watcher: ingest.watcher,
+    link: upload.link,
+    alerts: alerts.monitor,
+    snapshot,
+    ingestIdle: () => ingest.pairing.idle(),
+    housekeeping: () => housekeeping.run(),
+    reload: () => reload('reload asked (SIGHUP)'),
+    stop: () => (stopping ??= stopAll().then(() => log.info('station-agent stopped'))),
+  };
+}

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config/index.js';
+import type { IngestContext } from '../ingest/ingest-recording.js';
+import { Pairing } from '../ingest/pairing.js';
+import { InputWatcher } from '../ingest/watcher.js';
+import type { Logger } from '../log/index.js';
+import type { Component } from './component.js';
+import type { EventBus } from './events.js';
+
+/** How long a stop waits for ingest to hand over what it has started. */
+const STOP_IDLE_MS = 3_000;
+
+/**
+ * The watcher on `input.dir` and the pairing of result files with their audio, which
+ * queues recordings and detections (the ingest context carries the policies, labels
+ * and spool). Stopped first of the pipeline, so nothing new enters the queue while the
+ * rest stops.
+ */
+export class IngestComponent implements Component {
+  readonly name = 'ingest';
+  readonly pairing: Pairing;
+  readonly watcher: InputWatcher;
+
+  constructor(
+    private readonly config: Config,
+    readonly ctx: IngestContext,
+    private readonly deps: { log: Logger; bus: EventBus },
+  ) {
+    const { log, bus } = deps;
+    this.pairing = new Pairing({
+      ctx,
+      mode: config.input.format,
+      jsonTimeoutMs: config.input.analyzerpiJsonTimeoutSec * 1000,
+      recheck: (file, delayMs) => this.watcher.recheck(file, delayMs),
+      onDone: (file) => this.watcher.forget(file),
+      onQueued: () => bus.emit('queued'),
+      onOutcome: (file, outcome) => {
+        if (outcome.status === 'queued') {
+          log.info({ file, detections: outcome.newDetections, audio: outcome.audio }, 'recording queued');
+        } else if (outcome.status === 'error') {
+          log.error({ file, code: outcome.code }, outcome.message);
+        } else if (outcome.status === 'no-detections') {
+          log.debug({ file }, 'no detection to post (input.minConfidence, filters)');
+        }
+        if ('problems' in outcome) for (const problem of outcome.problems) log.warn({ file }, problem);
+      },
+    });
+    this.watcher = new InputWatcher({
+      dir: config.input.dir,
+      stableMs: config.input.stableMs,
+      rescanIntervalMs: config.input.rescanIntervalSec * 1000,
+      isRelevant: this.pairing.isRelevant,
+      isDone: this.pairing.isDone,
+      onAppear: this.pairing.onAppear,
+      onStable: this.pairing.onStable,
+      onSkip: (file, why) => log.warn({ file }, `skipped ${file}: ${why}`),
+      onError: (err) => log.error(`watcher: ${err.message}`),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (!existsSync(this.config.input.dir)) {
+      // A card or share mounted late: the watcher and the rescans pick it up when it appears.
+      this.deps.log.warn(`input.dir ${this.config.input.dir} does not exist (yet); waiting for it`);
+    }
+    await this.watcher.start();
+    await this.pairing.sweepIncoming();
+  }
+
+  async stop(): Promise<void> {
+    await this.watcher.close();
+    await Promise.race([this.pairing.idle(), delay(STOP_IDLE_MS)]);
+    await this.pairing.close();
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

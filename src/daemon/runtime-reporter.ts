@@ -1,0 +1,83 @@
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log/index.js';
+import { setMeta, type Queue } from '../queue/index.js';
+import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../status/runtime.js';
+import type { Component } from './component.js';
+import type { EventBus } from './events.js';
+
+/** How often the reporter looks whether the snapshot changed in a way status shows. */
+const RUNTIME_CHECK_MS = 10_000;
+
+/**
+ * Writes the daemon's runtime snapshot (what `status` shows of a running daemon) and
+ * the time of the last successful upload into the queue's meta table. Started first and
+ * stopped last of all components, so its final write records the stopped state.
+ *
+ * Three failed writes in a row mean the database is wedged: the process exits with 70
+ * so that systemd restarts it.
+ */
+export class RuntimeReporter implements Component {
+  readonly name = 'runtime reporter';
+  private timer: NodeJS.Timeout | undefined;
+  private dbFailures = 0;
+  private lastWritten = { at: 0, signature: '' };
+  private lastSuccessDirty = false;
+
+  constructor(
+    private readonly deps: {
+      queue: Queue;
+      log: Logger;
+      bus: EventBus;
+      snapshot: () => RuntimeSnapshot;
+      lastSuccessAt: () => number | null;
+    },
+  ) {
+    deps.bus.on('outcome', (o) => {
+      if (o.outcome === 'uploaded' || o.outcome === 'reconciled') this.lastSuccessDirty = true;
+    });
+    // The pause is over: status shows it now, not at the next periodic check.
+    deps.bus.on('tokenAccepted', () => this.write());
+    deps.bus.on('running', () => this.write(true));
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.write(), RUNTIME_CHECK_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.write(true);
+  }
+
+  /** Writes the snapshot when what status shows changed, or once per heartbeat; `force` writes it now. */
+  write(force = false): void {
+    const snap = this.deps.snapshot();
+    const sig = signature(snap);
+    if (!force && sig === this.lastWritten.signature && snap.updatedAt - this.lastWritten.at < RUNTIME_HEARTBEAT_MS) return;
+    try {
+      setMeta(this.deps.queue, RUNTIME_META_KEY, snap);
+      this.lastWritten = { at: snap.updatedAt, signature: sig };
+      if (this.lastSuccessDirty) {
+        const at = this.deps.lastSuccessAt();
+        if (at) setMeta(this.deps.queue, 'lastSuccessAt', at);
+        this.lastSuccessDirty = false;
+      }
+      this.dbFailures = 0;
+    } catch (err) {
+      this.dbFailures++;
+      this.deps.log.error(`cannot write to the queue database: ${errorMessage(err)}`);
+      if (this.dbFailures >= 3) {
+        this.deps.log.fatal('the queue database stays unwritable: exiting for a restart');
+        process.exit(70);
+      }
+    }
+  }
+}
+
+/**
+ * What an operator cares about; counters that move all the time are left out, so an
+ * idle or steadily uploading station writes its snapshot once a minute, not per poll.
+ */
+function signature(s: RuntimeSnapshot): string {
+  return JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready, s.mqtt?.connected]);
+}

@@ -8,5 +8,4 @@ export { retractFromBroker, clearRetained } from './retract.js';
 export { mqttCheck } from './doctor-check.js';
 export { discoveryMessages, type DiscoveryMessage } from './discovery.js';
 export { stationTopics, type StationTopics, type DetectionPayload, type DetectionUpdatePayload, type StatePayload } from './topics.js';
-export { outboxCounts, type OutboxCounts } from './outbox.js';
 export { MqttError, type MqttErrorCode } from './errors.js';

@@ -1,4 +1,4 @@
-import type { OutboxDetection, OutboxUpdate } from './outbox.js';
+import type { OutboxDetection, OutboxUpdate } from '../queue/index.js';
 import type { DetectionPayload, DetectionUpdatePayload, StationRef } from './topics.js';
 
 /** The detection message, from the queue's row (docs/MQTT.md shows an example). */

@@ -1,5 +1,4 @@
-import { getMeta, setMeta, type Queue } from '../queue/index.js';
-import { skipUnpublished } from './outbox.js';
+import { getMeta, setMeta, skipUnpublished, type Queue } from '../queue/index.js';
 
 /**
  * What the station left on the broker, remembered in the queue's meta table so it can

@@ -6,7 +6,8 @@ import type { RuntimeError, RuntimeSnapshot } from '../status/runtime.js';
 import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
 import { connectBroker, type BrokerConnection } from './connection.js';
 import { discoveryMessages } from './discovery.js';
-import { detectionsToPublish, markDetectionsPublished, markUpdatesPublished, updatesToPublish } from './outbox.js';
+import { detectionsToPublish, markUpdatesPublished, updatesToPublish } from '../queue/index.js';
+import { recordPublished } from './outbox.js';
 import { brokerSettings, safeMessage } from './options.js';
 import { detectionPayload, updatePayload } from './payloads.js';
 import { activatePublishing, readPresence, rememberRetained } from './presence.js';
@@ -170,7 +171,7 @@ export class MqttPublisher {
     const detections = detectionsToPublish(queue, this.batchSize);
     if (detections.length > 0) {
       await Promise.all(detections.map((d) => conn.publish(this.topics.detection, JSON.stringify(detectionPayload(d, station)), { qos, retain })));
-      markDetectionsPublished(queue, detections, zone);
+      recordPublished(queue, detections, zone);
       this.published('detection', detections.length);
       if (retain) rememberRetained(queue, this.displayUrl, { retained: [this.topics.detection] });
       return true;

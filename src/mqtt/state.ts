@@ -1,6 +1,6 @@
-import { getMeta, queueCounts, type Queue, type StateCounts } from '../queue/index.js';
+import { getMeta, outboxCounts, queueCounts, type Queue, type StateCounts } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
-import { outboxCounts, readToday } from './outbox.js';
+import { readToday } from './outbox.js';
 import type { StatePayload } from './topics.js';
 
 /**

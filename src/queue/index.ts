@@ -35,3 +35,8 @@ export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';
 export { filesInError, isFileDone, markFileDone, pruneIngestedFiles, type FileInError, type FileOutcome } from './ingested-files.js';
+export { MQTT_STATE, type MqttState } from './mqtt-state.js';
+export { detectionsToPublish, updatesToPublish, type OutboxDetection, type OutboxUpdate } from './mqtt-to-publish.js';
+export { markDetectionsPublished, markUpdatesPublished } from './mqtt-mark-published.js';
+export { outboxCounts, type OutboxCounts } from './mqtt-outbox-counts.js';
+export { skipUnpublished } from './mqtt-skip-unpublished.js';

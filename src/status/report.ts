@@ -253,7 +253,7 @@ async function readQueue(config: Config): Promise<StoredState> {
     import('../policy/counts.js'),
     import('../queue/hold-counts.js'),
     import('../queue/ingested-files.js'),
-    config.mqtt.enabled ? import('../mqtt/outbox.js') : null,
+    config.mqtt.enabled ? import('../queue/mqtt-outbox-counts.js') : null,
   ]);
   const q: Queue = openQueue(queueDbPath(config.dataDir));
   try {

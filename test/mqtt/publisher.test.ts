@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig, type Config } from '../../src/config/index.js';
 import { discoveryMessages } from '../../src/mqtt/discovery.js';
 import { MqttPublisher } from '../../src/mqtt/publisher.js';
-import { outboxCounts } from '../../src/mqtt/outbox.js';
+import { outboxCounts } from '../../src/queue/index.js';
 import { readPresence } from '../../src/mqtt/presence.js';
 import { retractFromBroker } from '../../src/mqtt/retract.js';
 import { stationTopics, type DetectionPayload, type DetectionUpdatePayload, type StatePayload } from '../../src/mqtt/topics.js';

@@ -3,7 +3,7 @@ import { errorCode } from '../errors.js';
 import { addLogSecrets, type Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
 import type { RuntimeError, RuntimeSnapshot } from '../status/runtime.js';
-import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
+import { reconnectDelay, type BackoffOptions } from '../upload/backoff.js';
 import { connectBroker, type BrokerConnection } from './connection.js';
 import { discoveryMessages } from './discovery.js';
 import { detectionsToPublish, markUpdatesPublished, updatesToPublish } from '../queue/index.js';
@@ -26,7 +26,8 @@ import { OFFLINE, ONLINE, retainFor, stationRef, stationTopics } from './topics.
  *   Then the state, when it changed.
  * - Wait for `notify()` (a detection queued, an upload done) or the poll interval.
  * - A lost connection ends the session; the next connect comes after a backoff of
- *   its own. The uploader is never waited for, and never waits for this.
+ *   its own (1 s doubling to a minute, see reconnectDelay), which notify() does not cut
+ *   short. The uploader is never waited for, and never waits for this.
  *
  * At most one batch is in flight, and nothing is handed to a disconnected client:
  * memory does not grow with a backlog, however long the broker was away.
@@ -69,8 +70,10 @@ export class MqttPublisher {
   private readonly batchSize: number;
   private stopping = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  /** A notify() that came while a pass ran: the next sleep returns at once. */
+  /** Ends the current wait early: set by every wait (stop ends any), and by a connected wait for notify(). */
+  private wakeOnStop: (() => void) | null = null;
+  private wakeOnNotify: (() => void) | null = null;
+  /** A notify() that came while a pass ran: the next connected wait returns at once. */
   private notified = false;
   private attempt = 0;
   private conn: BrokerConnection | null = null;
@@ -95,7 +98,7 @@ export class MqttPublisher {
   /** Something changed in the queue: publish it now rather than at the next poll. */
   notify(): void {
     this.notified = true;
-    this.wake?.();
+    this.wakeOnNotify?.();
   }
 
   status(): MqttRuntime {
@@ -105,7 +108,7 @@ export class MqttPublisher {
   /** Says `offline` (retained) when connected, disconnects, and ends the loop. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.wakeOnStop?.();
     // A connect in progress may take up to its timeout; the stop does not wait for it.
     await Promise.race([this.loop, delay(5_000)]);
   }
@@ -115,6 +118,7 @@ export class MqttPublisher {
     while (!this.stopping) {
       let conn: BrokerConnection | null = null;
       let secrets: string[] = [];
+      let connectedAt: number | null = null;
       try {
         const settings = await brokerSettings(config.mqtt, {
           will: { topic: this.topics.status, payload: Buffer.from(OFFLINE), qos: config.mqtt.qos, retain: true },
@@ -130,7 +134,7 @@ export class MqttPublisher {
         }
         this.conn = conn;
         log.info({ broker: settings.displayUrl }, 'mqtt: connected');
-        this.attempt = 0;
+        connectedAt = performance.now();
         await this.session(conn);
       } catch (err) {
         if (conn && !this.stopping) observer?.failed?.('publish');
@@ -141,7 +145,12 @@ export class MqttPublisher {
         if (conn) await this.close(conn);
       }
       if (this.stopping) break;
-      await this.sleep(backoffDelay(this.attempt++, this.options.backoff ?? DEFAULT_BACKOFF));
+      const backoff = this.options.backoff ?? DEFAULT_BACKOFF;
+      // Only a connection that held for a while starts the backoff over: a broker that
+      // takes each connect and drops it at once (a client id another station also uses)
+      // is retried as slowly as one that refuses it.
+      if (connectedAt !== null && performance.now() - connectedAt >= backoff.maxMs) this.attempt = 0;
+      await this.sleep(reconnectDelay(this.attempt++, backoff), { wakeOnNotify: false });
     }
   }
 
@@ -155,7 +164,7 @@ export class MqttPublisher {
     while (!this.stopping && conn.isOpen) {
       const more = await this.pass(conn);
       if (more || this.stopping) continue;
-      await this.sleep(this.options.pollMs ?? 5_000, conn.closed);
+      await this.sleep(this.options.pollMs ?? 5_000, { until: conn.closed });
     }
     if (!conn.isOpen && !this.stopping) throw await conn.closed;
   }
@@ -227,23 +236,34 @@ export class MqttPublisher {
     await conn.end().catch(() => {});
   }
 
-  /** Waits `ms`, or less when notified, stopped, or `until` settles. */
-  private sleep(ms: number, until?: Promise<unknown>): Promise<void> {
-    if (this.stopping || this.notified) {
-      this.notified = false;
+  /**
+   * Waits `ms`, or less when stopped or `until` settles, or (unless `wakeOnNotify` is
+   * false) when notified. The reconnect backoff is not woken by notify(): a detection
+   * is queued or an upload finishes every few seconds on a busy day, and each would
+   * otherwise be a connect to a broker that refuses us (a wrong password got 17 connects
+   * in 11 s). A notify() during the backoff is kept for the session that follows.
+   */
+  private sleep(ms: number, options: { until?: Promise<unknown>; wakeOnNotify?: boolean } = {}): Promise<void> {
+    const wakeOnNotify = options.wakeOnNotify ?? true;
+    if (this.stopping || (wakeOnNotify && this.notified)) {
+      if (wakeOnNotify) this.notified = false;
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined = undefined;
       const done = () => {
         clearTimeout(timer);
-        this.notified = false;
+        if (wakeOnNotify) this.notified = false;
         resolve();
       };
       timer = setTimeout(done, ms);
-      this.wake = done;
-      void until?.then(done);
-    }).finally(() => (this.wake = null));
+      this.wakeOnStop = done;
+      if (wakeOnNotify) this.wakeOnNotify = done;
+      void options.until?.then(done);
+    }).finally(() => {
+      this.wakeOnStop = null;
+      this.wakeOnNotify = null;
+    });
   }
 }
 

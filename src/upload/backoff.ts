@@ -33,3 +33,17 @@ export function backoffDelay(
   }
   return jittered;
 }
+
+/**
+ * The delay before reconnecting to one peer (the MQTT broker): "equal jitter", uniform
+ * in [e/2, e] with e = min(cap, base * 2^attempt). Unlike {@link backoffDelay} it never
+ * waits less than half the step: full jitter spreads many clients over one service, but
+ * one station retrying one broker gains nothing from a wait near zero, and the promise
+ * "1 s doubling to a minute" must hold for the count of refused connects.
+ *
+ * @example reconnectDelay(3, { baseMs: 1_000, maxMs: 60_000 }) // 4000..8000 ms
+ */
+export function reconnectDelay(attempt: number, opts: BackoffOptions, random: () => number = Math.random): number {
+  const exp = Math.min(opts.maxMs, opts.baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
+  return Math.ceil(exp / 2 + random() * (exp / 2));
+}

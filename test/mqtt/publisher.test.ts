@@ -10,6 +10,7 @@ import { stationTopics, type DetectionPayload, type DetectionUpdatePayload, type
 import { enqueueMany, markUploaded, transition, type Queue } from '../../src/queue/index.js';
 import { createBroker, requireMosquitto, subscribe, type Broker, type Subscriber } from '../helpers/mosquitto.js';
 import { detection, recording, tempQueue } from '../queue/helpers.js';
+import { countingProxy } from '../helpers/tcp-proxy.js';
 import { HA_DISCOVERY_CHECKS } from './ha-discovery-schema.js';
 import { until } from '../helpers/until.js';
 
@@ -37,13 +38,13 @@ function queueDetections(q: Queue, from: number, n: number): void {
   enqueueMany(q, inputs);
 }
 
-function startPublisher(config: Config, q: Queue): MqttPublisher {
+function startPublisher(config: Config, q: Queue, backoff = { baseMs: 50, maxMs: 300 }): MqttPublisher {
   const publisher = new MqttPublisher({
     config,
     queue: q,
     log: pino({ level: 'silent' }),
     snapshot: () => null,
-    backoff: { baseMs: 50, maxMs: 300 },
+    backoff,
     pollMs: 200,
   });
   publisher.start();
@@ -166,6 +167,34 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     await s.waitFor((m) => m.length >= 2, 'the two new detections');
     await until('the batch marked', () => outboxCounts(q).detections === 0);
     expect(s.messages.map((m) => (JSON.parse(m.payload) as DetectionPayload).id)).toEqual([6, 7]);
+  });
+
+  it('keeps its reconnect backoff while detections are queued: a refused password is retried doubling, not at each notify', async () => {
+    const b = await broker({ user: { name: 'station', password: 'right' } });
+    await b.start();
+    const proxy = await countingProxy(b.port);
+    cleanups.push(() => proxy.close());
+    const q = queue();
+    const baseMs = 100;
+    const publisher = startPublisher(mqttConfig(`mqtt://station:wrong@127.0.0.1:${proxy.port}`), q, { baseMs, maxMs: 60_000 });
+    // What the daemon does on a busy day: a detection queued, and the publisher told, every few ms.
+    let next = 0;
+    const busy = setInterval(() => {
+      queueDetections(q, next++ * 10, 1);
+      publisher.notify();
+    }, 15);
+    cleanups.push(() => clearInterval(busy));
+    await until('five connects', () => proxy.connects.length >= 5);
+    clearInterval(busy);
+    const seen = proxy.connects.length;
+    const elapsed = proxy.connects[seen - 1] - proxy.connects[0];
+    // Waits of at least half of 100 ms doubling: n connects take at least 50 * (2^(n-1) - 1) ms,
+    // so in `elapsed` ms at most 1 + log2(elapsed / 50 + 1) fit (with 10 ms for timer rounding).
+    const most = Math.floor(1 + Math.log2((elapsed + 10) / (baseMs / 2) + 1));
+    expect(seen, `${seen} connects in ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(most);
+    expect(publisher.status()).toMatchObject({ connected: false, lastError: { code: 'ERR_MQTT_BROKER' } });
+    expect(publisher.status().lastError?.message).toMatch(/Not authorized|Bad username or password/i);
+    expect(publisher.status().lastError?.message).not.toContain('wrong');
   });
 
   it('removes its discovery and retained topics when MQTT is turned off, and says offline when stopped', async () => {

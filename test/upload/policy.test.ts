@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
 import { AdaptiveConcurrency } from '../../src/upload/adaptive-concurrency.js';
-import { backoffDelay } from '../../src/upload/backoff.js';
+import { backoffDelay, reconnectDelay } from '../../src/upload/backoff.js';
 import { CircuitBreaker } from '../../src/upload/circuit-breaker.js';
 import { decide } from '../../src/upload/decide.js';
 
@@ -90,6 +90,14 @@ describe('backoffDelay', () => {
   it('never retries before Retry-After', () => {
     expect(backoffDelay(0, { baseMs: 1000, maxMs: 60_000 }, 30_000, () => 0)).toBe(30_000);
     expect(backoffDelay(0, { baseMs: 1000, maxMs: 60_000 }, 30_000, () => 0.5)).toBe(30_500);
+  });
+});
+
+describe('reconnectDelay', () => {
+  it('waits half to all of 1 s doubling to a minute, never less', () => {
+    const opts = { baseMs: 1000, maxMs: 60_000 };
+    expect([0, 1, 3, 6, 30].map((a) => reconnectDelay(a, opts, () => 0))).toEqual([500, 1000, 4000, 30_000, 30_000]);
+    expect([0, 1, 3, 6, 30].map((a) => reconnectDelay(a, opts, () => 0.999999))).toEqual([1000, 2000, 8000, 60_000, 60_000]);
   });
 });
 

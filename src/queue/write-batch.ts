@@ -1,5 +1,5 @@
 import type { Queue } from './db.js';
-import { QueueError } from './errors.js';
+import { OuterTransaction } from './transaction.js';
 
 /**
  * Several queue operations under one commit, for a writer that owns its connection
@@ -16,7 +16,8 @@ import { QueueError } from './errors.js';
  * rows and their marks go together, so those files are read again on the next run
  * (dedupe keys; audio moved into the spool is found there again).
  *
- * Not for the daemon: its uploader shares the connection, and a claim made inside an
+ * The transaction and its nesting guard are `transaction.ts`'s, shared with the
+ * uploader's group commit. Not for the daemon: its uploader shares the connection, and a claim made inside an
  * open batch would not be durable before its request went out (the group commit refuses
  * to run inside another transaction).
  */
@@ -31,58 +32,48 @@ export interface WriteBatchLimits {
 export const INGEST_BATCH: WriteBatchLimits = { maxRows: 10_000, maxMs: 250 };
 
 export class WriteBatch {
+  private readonly tx: OuterTransaction;
   private openSince: number | null = null;
-  private changesAtBegin = 0;
   /** Transactions committed (tests). */
   commits = 0;
 
   constructor(
-    private readonly q: Queue,
+    q: Queue,
     private readonly limits: WriteBatchLimits,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.tx = new OuterTransaction(q, 'a write batch');
+  }
 
   /** Opens the batch unless it is open. */
   begin(): void {
-    if (this.openSince !== null && this.q.db.inTransaction) return;
-    if (this.q.db.inTransaction) throw new QueueError('ERR_QUEUE', `a write batch cannot begin inside another transaction on ${this.q.path}`);
-    this.q.db.exec('BEGIN IMMEDIATE');
+    if (this.openSince !== null && this.tx.isOpen) return;
+    this.tx.begin();
     this.openSince = this.now();
-    this.changesAtBegin = this.totalChanges();
   }
 
   /** Commits, and opens the next batch, when this one has reached a bound. */
   commitIfFull(): void {
     if (this.openSince === null) return;
-    const full = this.totalChanges() - this.changesAtBegin >= this.limits.maxRows || this.now() - this.openSince >= this.limits.maxMs;
+    const full = this.tx.changes() >= this.limits.maxRows || this.now() - this.openSince >= this.limits.maxMs;
     if (!full) return;
     this.commit();
     this.begin();
   }
 
-  /** Commits what the batch holds. */
+  /**
+   * Commits what the batch holds. An error SQLite answers with a rollback of the whole
+   * transaction (a full disk) has ended it already; the operations after it committed on their own.
+   */
   commit(): void {
     if (this.openSince === null) return;
     this.openSince = null;
-    // An error SQLite answers with a rollback of the whole transaction (a full disk) has
-    // ended it already; the operations after it committed on their own.
-    if (!this.q.db.inTransaction) return;
-    try {
-      this.q.db.exec('COMMIT');
-      this.commits++;
-    } catch (err) {
-      if (this.q.db.inTransaction) this.q.db.exec('ROLLBACK');
-      throw err;
-    }
+    if (this.tx.commit()) this.commits++;
   }
 
   /** Undoes what the batch holds (an error the caller does not recover from). */
   rollback(): void {
     this.openSince = null;
-    if (this.q.db.inTransaction) this.q.db.exec('ROLLBACK');
-  }
-
-  private totalChanges(): number {
-    return this.q.stmt('SELECT total_changes()').pluck().get() as number;
+    this.tx.rollback();
   }
 }

@@ -18,17 +18,16 @@
  *   is claimed in the same transaction as that outcome or a later one, never earlier.
  */
 
-/** The transactions of the queue database the group commit needs. */
+/** The transactions of the queue database the group commit needs (src/queue/transaction.ts). */
 export interface CommitQueue {
   /**
-   * Runs `fn` in one transaction and commits it durably. Refuses to run inside another
-   * transaction: its "commit" would then be a savepoint, durable only later.
+   * Runs `fn` in one transaction and commits it durably; says whether it wrote (a commit
+   * that wrote nothing costs no fsync). Refuses to run inside another transaction: its
+   * "commit" would then be a savepoint, durable only later.
    */
-  commit<T>(fn: () => T): T;
+  commit<T>(fn: () => T): { value: T; wrote: boolean };
   /** Runs `fn` in a savepoint of the current transaction: if it throws, only its writes are undone. */
   savepoint<T>(fn: () => T): T;
-  /** Rows changed by the connection so far (SQLite's total_changes): tells a commit that wrote from one that did not. */
-  totalChanges(): number;
 }
 
 interface Waiting {
@@ -77,9 +76,9 @@ export class GroupCommit {
     this.pending = [];
     const errors = new Map<Waiting, unknown>();
     let result: { value: T } | { error: unknown } | undefined;
-    const changesBefore = this.queue.totalChanges();
+    let wrote: boolean;
     try {
-      this.queue.commit(() => {
+      ({ wrote } = this.queue.commit(() => {
         for (const w of batch) {
           try {
             this.queue.savepoint(w.write);
@@ -92,12 +91,12 @@ export class GroupCommit {
         } catch (error) {
           result = { error };
         }
-      });
+      }));
     } catch (err) {
       for (const w of batch) w.reject(err);
       throw err;
     }
-    if (this.queue.totalChanges() !== changesBefore) this.commits++;
+    if (wrote) this.commits++;
     this.recorded += batch.length;
     for (const w of batch) {
       if (errors.has(w)) w.reject(errors.get(w));

@@ -6,24 +6,19 @@ import {
   markRetry,
   markUnknown,
   markUploaded,
-  QueueError,
   type Queue,
 } from '../queue/index.js';
 import { nextDueAt } from '../queue/next-due.js';
+import { OuterTransaction } from '../queue/transaction.js';
 import type { UploadQueue } from './upload-queue.js';
 
 /** The uploader's view of the SQLite queue: each call is one queue operation (a savepoint inside a group commit). */
 export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQueue {
   return {
-    commit: (fn) => {
-      if (q.db.inTransaction) {
-        throw new QueueError('ERR_QUEUE', 'a group commit cannot run inside another transaction: its commit would not be durable before the requests it claims go out');
-      }
-      return q.write(fn);
-    },
+    // Durable before the requests it claims go out: never a savepoint of another transaction.
+    commit: (fn) => OuterTransaction.run(q, 'a group commit', fn),
     // A transaction function called inside a transaction is a savepoint (better-sqlite3).
     savepoint: (fn) => q.write(fn),
-    totalChanges: () => q.stmt('SELECT total_changes()').pluck().get() as number,
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
     nextDueAt: () => nextDueAt(q, now()),

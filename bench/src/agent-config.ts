@@ -21,6 +21,13 @@ export interface BenchAgentConfig {
    * unsynchronised clock cannot hold a timed drain.
    */
   productionClock?: boolean;
+  /** `input.format` (default `auto`), and the labels file analyzerpi input needs. */
+  format?: 'auto' | 'results' | 'analyzerpi';
+  labels?: string;
+  /** The analyzer's folder, when not `<dir>/input` (another filesystem: a RAM disk). */
+  inputDir?: string;
+  /** Settings of `upload` besides concurrency (e.g. a short probe interval). */
+  upload?: Record<string, unknown>;
 }
 
 export interface WrittenAgentConfig {
@@ -30,7 +37,7 @@ export interface WrittenAgentConfig {
 }
 
 export function writeAgentConfig(options: BenchAgentConfig): WrittenAgentConfig {
-  const inputDir = path.join(options.dir, 'input');
+  const inputDir = options.inputDir ?? path.join(options.dir, 'input');
   const dataDir = path.join(options.dir, 'data');
   mkdirSync(inputDir, { recursive: true });
   mkdirSync(dataDir, { recursive: true });
@@ -39,12 +46,13 @@ export function writeAgentConfig(options: BenchAgentConfig): WrittenAgentConfig 
     station: { latitude: STATION.lat, longitude: STATION.lon, timezone: STATION.timezone },
     input: {
       dir: inputDir,
-      format: 'auto',
+      format: options.format ?? 'auto',
+      ...(options.labels !== undefined ? { labels: options.labels } : {}),
       minConfidence: options.minConfidence ?? 0.1,
       ...(options.stableMs !== undefined ? { stableMs: options.stableMs } : {}),
     },
     dataDir,
-    upload: { concurrency: options.concurrency ?? 4 },
+    upload: { concurrency: options.concurrency ?? 4, ...options.upload },
     clock: { requireSync: options.productionClock ? 'auto' : 'never' },
     log: { level: 'info' },
   };

@@ -14,6 +14,7 @@ import { machineInfo } from './machine.js';
 import { parseBenchOptions, type BenchOptions, type Section } from './options.js';
 import { REPO_ROOT } from './proc.js';
 import { runQueueScale } from './queue-scale.js';
+import { runWrites } from './recording-writes.js';
 import { renderTable, type Figure } from './report.js';
 
 /** The version of the agent measured (the bench's own copy of src/version.ts would look beside bench/dist/). */
@@ -38,6 +39,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   queue: runQueueScale,
   bandwidth: runBandwidth,
   backlog: runBacklog,
+  writes: runWrites,
 };
 
 async function main(): Promise<number> {

@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -37,6 +37,8 @@ export interface BenchOptions {
   statusRuns: number;
   /** Backlog: recordings (WAV + Raven table) waiting in the results folder when the agent starts. */
   backlogRecordings: number;
+  /** Writes: recordings with the service up, and as many again while it is down (then drained). */
+  writeRecordings: number;
   /** Keep the temporary folder (logs, queue files) for a look afterwards. */
   keep: boolean;
 }
@@ -51,6 +53,7 @@ const FULL = {
   idleSec: 60,
   queueDetections: 1_000_000,
   backlogRecordings: 150,
+  writeRecordings: 40,
 };
 const QUICK: typeof FULL = {
   soundscapes: 30,
@@ -62,6 +65,7 @@ const QUICK: typeof FULL = {
   idleSec: 5,
   queueDetections: 100_000,
   backlogRecordings: 10,
+  writeRecordings: 5,
 };
 
 function whole(min: number) {
@@ -99,12 +103,13 @@ interface Flags {
   statusRuns: number;
   cpuRecordings?: number;
   backlogRecordings?: number;
+  writeRecordings?: number;
   keep?: boolean;
 }
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const program = new Command('bench')
-    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, start-up and status on a large queue, a backlog under a Pi-sized cgroup')
+    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, start-up and status on a large queue, a backlog under a Pi-sized cgroup, writes per recording (fsyncs, queue and audio bytes)')
     .option('--json', 'print one JSON document instead of the table')
     .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')
@@ -123,6 +128,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
+    .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
     .option('--keep', 'keep the temporary folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -148,6 +154,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     queueDetections: f.queueDetections ?? size.queueDetections,
     statusRuns: f.statusRuns,
     backlogRecordings: f.backlogRecordings ?? size.backlogRecordings,
+    writeRecordings: f.writeRecordings ?? size.writeRecordings,
     keep: f.keep === true,
   };
 }

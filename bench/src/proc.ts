@@ -77,8 +77,13 @@ export interface Child {
 const TAIL_BYTES = 16 * 1024;
 
 export function startNode(args: readonly string[], options: SpawnOptions & { stdoutLimit?: number } = {}): Child {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  if (child.pid === undefined) throw new Error(`could not start node ${args.join(' ')}`);
+  return startProcess(process.execPath, args, options);
+}
+
+/** Any program as a {@link Child} (`startNode` runs this Node); e.g. the agent under strace. */
+export function startProcess(command: string, args: readonly string[], options: SpawnOptions & { stdoutLimit?: number } = {}): Child {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  if (child.pid === undefined) throw new Error(`could not start ${command} ${args.join(' ')}`);
   let out = '';
   let err = '';
   const limit = options.stdoutLimit ?? 4 * 1024 * 1024;
@@ -104,7 +109,7 @@ export function startNode(args: readonly string[], options: SpawnOptions & { std
       const check = () => {
         const m = pattern.exec(out);
         if (m) done(null, m);
-        else if (code !== null) done(new Error(`node ${args[0]} exited (${code}) before printing ${String(pattern)}: ${err.slice(-2000)}`));
+        else if (code !== null) done(new Error(`${path.basename(command)} ${args[0]} exited (${code}) before printing ${String(pattern)}: ${err.slice(-2000)}`));
       };
       const done = (e: Error | null, m?: RegExpExecArray) => {
         clearTimeout(timer);

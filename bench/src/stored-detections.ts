@@ -8,6 +8,7 @@ import { BENCH_TOKEN, STATION } from './service-process.js';
  */
 export interface CountingService {
   url: string;
+  port: number;
   /** Detections stored so far. */
   readonly stored: number;
   /**
@@ -19,8 +20,9 @@ export interface CountingService {
   close(): Promise<void>;
 }
 
-export async function startCountingService(): Promise<CountingService> {
-  const emulator = await startEmulator({ port: 0, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
+/** `port`: 0 for a free one; a given one brings a stopped service back where the agent looks for it. */
+export async function startCountingService(port = 0): Promise<CountingService> {
+  const emulator = await startEmulator({ port, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
   let stored = 0;
   let onStored: () => void = () => {};
   let timer: NodeJS.Timeout | undefined;
@@ -30,6 +32,7 @@ export async function startCountingService(): Promise<CountingService> {
   });
   return {
     url: emulator.url,
+    port: emulator.port,
     get stored() {
       return stored;
     },

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
-import { countQueueWrites } from '../src/write-cost.js';
+import { fileKinds, sumPhase } from '../src/recording-writes.js';
+import { countQueueWrites, parseTrace } from '../src/write-cost.js';
 import { buildCli } from '../../test/helpers/cli.js';
 import { REAL_FIXTURES, REPO_ROOT } from '../../test/helpers/paths.js';
 
@@ -41,6 +42,7 @@ const TINY = [
   '--queue-detections', '25',
   '--status-runs', '1',
   '--backlog-recordings', '1',
+  '--write-recordings', '1',
 ];
 
 interface BenchDoc {
@@ -100,6 +102,23 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3 });
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
+    // Writes per recording, end to end, in both modes, service up (targets), down and the drain after.
+    for (const mode of ['results', 'analyzerpi']) {
+      for (const phase of ['up', 'down', 'drain']) {
+        for (const what of ['fsyncs', 'queueKb', 'audioKb']) {
+          const f = byId.get(`writes.${mode}.${phase}.${what}`);
+          expect(f, `writes.${mode}.${phase}.${what}`).toBeDefined();
+          expect(f!.targetText === null, `${mode} ${phase} ${what}`).toBe(phase !== 'up');
+        }
+      }
+      const fsyncs = byId.get(`writes.${mode}.up.fsyncs`)!;
+      // Null only where strace is missing (the figure's name says so); the recording's commits are always there.
+      if (fsyncs.value !== null) {
+        expect(fsyncs.value).toBeGreaterThan(0);
+        expect(fsyncs.detail).toMatchObject({ mode, phase: 'up', recordings: 1 });
+        expect(byId.get(`writes.${mode}.up.queueKb`)!.value).toBeGreaterThan(0);
+      }
+    }
   }, 180_000);
 
   it('refuses an unknown section with a usage error', async () => {
@@ -130,6 +149,57 @@ describe('write cost', () => {
         'queue.db-wal': { fsyncs: 1, bytes: 8272 },
         'queue.db': { fsyncs: 1, bytes: 4096 },
         'data/': { fsyncs: 1, bytes: 0 },
+      },
+    });
+  });
+});
+
+describe('writes per recording', () => {
+  it('joins calls that another thread interrupted, and keeps the file of a deleted one', () => {
+    const trace = [
+      '201 1700000000.100000 fsync(14</d/data/spool/a.flac> <unfinished ...>',
+      '202 1700000000.100500 pwrite64(12</d/data/queue.db-wal>, "x) = 99"..., 4152, 32) = 4152',
+      '201 1700000000.101000 <... fsync resumed>) = 0',
+      '203 1700000000.102000 write(3</d/data/spool/b.flac.part (deleted)>, "fLaC"..., 65536 <unfinished ...>',
+      '203 1700000000.103000 <... write resumed>) = 65536',
+      '204 1700000000.104000 copy_file_range(5</in/c.wav>, NULL, 6</d/data/spool/incoming/c.wav.part>, NULL, 1048576, 0) = 1048576',
+      '205 1700000000.105000 write(1<pipe:[123]>, "{}", 2) = 2',
+      '206 1700000000.106000 fdatasync(12</d/data/queue.db-wal> <unfinished ...>',
+    ].join('\n');
+    expect(parseTrace(trace)).toEqual([
+      { pid: 202, time: 1700000000.1005, name: 'pwrite64', file: '/d/data/queue.db-wal', ret: 4152 },
+      { pid: 201, time: 1700000000.1, name: 'fsync', file: '/d/data/spool/a.flac', ret: 0 },
+      { pid: 203, time: 1700000000.102, name: 'write', file: '/d/data/spool/b.flac.part', ret: 65536 },
+      { pid: 204, time: 1700000000.104, name: 'copy_file_range', file: '/d/data/spool/incoming/c.wav.part', ret: 1048576 },
+      { pid: 205, time: 1700000000.105, name: 'write', file: null, ret: 2 },
+      // the process was killed inside it: the sync was made all the same
+      { pid: 206, time: 1700000000.106, name: 'fdatasync', file: '/d/data/queue.db-wal', ret: null },
+    ]);
+  });
+
+  it('sums a phase per kind of file: queue database, audio, folders, other', () => {
+    const calls = parseTrace(
+      [
+        `1 5.0 pwrite64(12<${REPO_ROOT}/queue.db-wal>, ""..., 4096, 0) = 4096`,
+        `1 5.1 fdatasync(12<${REPO_ROOT}/queue.db-wal>) = 0`,
+        `1 5.2 fsync(13<${REPO_ROOT}>) = 0`,
+        `1 5.3 write(14<${REPO_ROOT}/spool/x.flac>, ""..., 1000) = 1000`,
+        `1 5.4 write(15<${REPO_ROOT}/daemon.lock>, "1"..., 1) = 1`,
+        `1 5.5 write(16</dev/null>, "1"..., 1) = 1`,
+      ].join('\n'),
+    );
+    expect(sumPhase(calls, fileKinds(REPO_ROOT), 2, 10)).toEqual({
+      recordings: 2,
+      seconds: 10,
+      fsyncs: 2,
+      queueBytes: 4096,
+      audioBytes: 1000,
+      otherBytes: 1,
+      byFile: {
+        'queue.db-wal': { fsyncs: 1, bytes: 4096 },
+        folders: { fsyncs: 1, bytes: 0 },
+        'audio files': { fsyncs: 0, bytes: 1000 },
+        'daemon.lock': { fsyncs: 0, bytes: 1 },
       },
     });
   });

@@ -48,9 +48,14 @@ export interface AlerterOptions {
 
 export class Alerter {
   constructor(
-    private readonly options: AlerterOptions,
+    private options: AlerterOptions,
     private records: AlertRecords = {},
   ) {}
+
+  /** New hold and spacing (a config reload); the records and what they say stay. */
+  retime(options: AlerterOptions): void {
+    this.options = options;
+  }
 
   get state(): AlertRecords {
     return this.records;

@@ -47,6 +47,11 @@ export class AlertMonitor {
     this.check();
   }
 
+  /** New `alerts.holdSec` and `alerts.minIntervalSec` (a config reload), from the next check on. */
+  retime(timing: { holdMs: number; minIntervalMs: number }): void {
+    this.alerter.retime(timing);
+  }
+
   /** Evaluates the conditions now (the timer calls it; tests may too). */
   check(): void {
     try {

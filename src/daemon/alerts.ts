@@ -88,4 +88,10 @@ export class AlertsComponent implements Component {
   async stop(): Promise<void> {
     await this.monitor?.stop();
   }
+
+  /** `alerts.noUploadHours` is read at every check; the hold and spacing are handed over. */
+  reload(next: Config): void {
+    this.config = next;
+    this.monitor?.retime({ holdMs: next.alerts.holdSec * 1000, minIntervalMs: next.alerts.minIntervalSec * 1000 });
+  }
 }

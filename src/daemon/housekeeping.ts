@@ -35,6 +35,10 @@ export class Housekeeping implements Component {
     clearInterval(this.timer);
   }
 
+  reload(next: Config): void {
+    this.retention.reconfigure(next);
+  }
+
   /** Runs every sweep now (tests, `RunningDaemon.housekeeping`). */
   async run(): Promise<void> {
     await this.deps.sweepIncoming();

@@ -130,7 +130,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const sync = new ConfigSyncComponent(config, { ...deps, client });
   const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
   const reporter = new RuntimeReporter({ ...deps, snapshot, lastSuccessAt: () => upload.uploader.status().lastSuccessAt });
-  const reload = (why: string) => reloadConfig(options, components, log, why);
+  const reload = (why: string) => reloadConfig(options, config, components, log, why);
 
   // Start order; stop is the reverse. The reporter's last write comes after everything
   // that changes the snapshot has stopped; ingest stops before the stages it feeds.

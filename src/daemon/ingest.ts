@@ -4,6 +4,8 @@ import type { IngestContext } from '../ingest/ingest-recording.js';
 import { Pairing } from '../ingest/pairing.js';
 import { InputWatcher } from '../ingest/watcher.js';
 import type { Logger } from '../log/index.js';
+import { createStationPolicy } from '../policy/recording-policy.js';
+import { minFreeBytes } from '../system/disk.js';
 import type { Component } from './component.js';
 import type { EventBus } from './events.js';
 
@@ -20,6 +22,7 @@ export class IngestComponent implements Component {
   readonly name = 'ingest';
   readonly pairing: Pairing;
   readonly watcher: InputWatcher;
+  private policyJson: string;
 
   constructor(
     private readonly config: Config,
@@ -27,6 +30,7 @@ export class IngestComponent implements Component {
     private readonly deps: { log: Logger; bus: EventBus },
   ) {
     const { log, bus } = deps;
+    this.policyJson = JSON.stringify([config.input.minConfidence, config.privacy, config.filters]);
     this.pairing = new Pairing({
       ctx,
       mode: config.input.format,
@@ -65,6 +69,24 @@ export class IngestComponent implements Component {
     }
     await this.watcher.start();
     await this.pairing.sweepIncoming();
+  }
+
+  /**
+   * The station's policies (`input.minConfidence`, `privacy.*`, `filters.*`) and the
+   * ingest limits apply to the next result file read; one already being read keeps the
+   * policy it started with.
+   */
+  reload(next: Config): void {
+    const policy = JSON.stringify([next.input.minConfidence, next.privacy, next.filters]);
+    if (policy !== this.policyJson) {
+      this.policyJson = policy;
+      this.ctx.policy = createStationPolicy(next);
+      this.deps.log.info('the station policies changed (input.minConfidence, privacy, filters): applied to the next recording');
+    }
+    this.ctx.minFreeBytes = minFreeBytes(next.disk.minFreeMb);
+    this.ctx.maxResultFileBytes = next.input.maxResultFileMb * 1024 * 1024;
+    this.ctx.lat = next.station.latitude ?? null;
+    this.ctx.lon = next.station.longitude ?? null;
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@ import type { ServiceClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { getMeta, setMeta, type Queue } from '../queue/index.js';
-import { LinkPolicy } from '../upload/link-policy.js';
+import { LinkPolicy, type LinkSettings } from '../upload/link-policy.js';
 import type { UploadObserver } from '../upload/ports.js';
 import { bindUploadQueue } from '../upload/upload-queue-sqlite.js';
 import { Uploader, type HoldCheck } from '../upload/uploader.js';
@@ -31,18 +31,14 @@ export class UploaderComponent implements Component {
   readonly uploader: Uploader;
   readonly link: LinkPolicy;
   private token: string | undefined;
+  private linkJson: string;
 
   constructor(config: Config, private readonly deps: UploaderDeps) {
     const { queue, log, bus, client } = deps;
     this.token = config.service.token;
+    this.linkJson = JSON.stringify(linkSettings(config));
     this.link = new LinkPolicy(
-      {
-        windows: config.upload.windows,
-        windowsAudioOnly: config.upload.windowsAudioOnly,
-        audioBytesPerSec: config.upload.audioBytesPerSec,
-        audioBytesPerDay: config.upload.audioBytesPerDay,
-        zone: config.station.timezone,
-      },
+      linkSettings(config),
       { load: () => getMeta(queue, 'audioBudget'), save: (value) => setMeta(queue, 'audioBudget', value) },
       deps.now,
     );
@@ -80,8 +76,15 @@ export class UploaderComponent implements Component {
     this.link.audioDone();
   }
 
-  /** A new token is used at once: a pause on a refused token probes with it now. */
+  /** New link settings apply to the next claim; a new token is used at once (a pause on a refused token probes with it now). */
   reload(next: Config): void {
+    const link = linkSettings(next);
+    if (JSON.stringify(link) !== this.linkJson) {
+      this.linkJson = JSON.stringify(link);
+      this.link.update(link);
+      this.deps.log.info('the link settings changed (upload windows, bandwidth cap, data budget): applied');
+      this.uploader.notify();
+    }
     const token = next.service.token;
     if (!token || token === this.token) return;
     this.deps.tokenChanged(token);
@@ -90,4 +93,9 @@ export class UploaderComponent implements Component {
     this.deps.log.info('the station token changed, using the new one now');
     this.uploader.tokenChanged();
   }
+}
+
+function linkSettings(config: Config): LinkSettings {
+  const { windows, windowsAudioOnly, audioBytesPerSec, audioBytesPerDay } = config.upload;
+  return { windows, windowsAudioOnly, audioBytesPerSec, audioBytesPerDay, zone: config.station.timezone };
 }

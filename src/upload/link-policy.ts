@@ -65,18 +65,29 @@ export interface LinkStatus {
 export const RATE_WINDOW_S = 10;
 
 export class LinkPolicy implements LinkGate {
-  readonly windows: UploadWindows;
-  readonly budget: DailyBudget;
-  private readonly bucket: TokenBucket | null;
+  windows!: UploadWindows;
+  budget!: DailyBudget;
+  private bucket: TokenBucket | null = null;
   private readonly rate = new RateMeter(RATE_WINDOW_S);
 
   constructor(
-    private readonly settings: LinkSettings,
-    store: BudgetStore,
+    private settings: LinkSettings,
+    private readonly store: BudgetStore,
     private readonly now: () => number = Date.now,
   ) {
+    this.update(settings);
+  }
+
+  /**
+   * New settings (a config reload): the next verdict and the next audio body follow
+   * them. The day's spent bytes are kept (the budget is stored), a body in flight keeps
+   * its pace.
+   */
+  update(settings: LinkSettings): void {
+    this.budget?.flush();
+    this.settings = settings;
     this.windows = new UploadWindows(settings.windows, settings.zone);
-    this.budget = new DailyBudget(settings.audioBytesPerDay, settings.zone, store, now);
+    this.budget = new DailyBudget(settings.audioBytesPerDay, settings.zone, this.store, this.now);
     this.bucket = settings.audioBytesPerSec ? new TokenBucket({ rate: settings.audioBytesPerSec }) : null;
   }
 

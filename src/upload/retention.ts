@@ -15,14 +15,20 @@ import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
  */
 export class RetentionSweeper {
   private running: Promise<void> | null = null;
-  private readonly speciesGate: SpeciesGateSweep;
+  private speciesGate: SpeciesGateSweep;
 
   constructor(
     private readonly queue: Queue,
-    private readonly config: Config,
+    private config: Config,
     private readonly log: Logger,
   ) {
     this.speciesGate = new SpeciesGateSweep(queue, config.filters.minDetectionsPer24h, log);
+  }
+
+  /** A reloaded config: the next sweep follows it (retention, after-upload action, species gate). */
+  reconfigure(config: Config): void {
+    this.config = config;
+    this.speciesGate = new SpeciesGateSweep(this.queue, config.filters.minDetectionsPer24h, this.log);
   }
 
   spoolBytes(): number {

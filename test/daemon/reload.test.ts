@@ -38,7 +38,7 @@ describe('reload applies the keys that can change at runtime', () => {
     addRealRecording(w.inputDir, 'rec', 0);
     const daemon = await w.startAgent();
     await until('detections queued', () => w.counts().detections.pending > 0, 30_000, tail);
-    expect(daemon.snapshot().link.windowOpen).toBe(false);
+    expect(daemon.snapshot().link?.windowOpen).toBe(false);
     expect(daemon.link.verdict().uploads).toBe(false);
 
     editConfig(w, (c) => (c.upload.windows = []));

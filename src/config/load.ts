@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { readEnvironment } from './env.js';
@@ -9,7 +8,8 @@ import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './m
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
 import { redactText, redactUrl, urlPassword } from '../wire/redact.js';
-import { TokenFileProblem, fileProblem, looseModeWarning, readTokenFile } from './secret-files.js';
+import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
+import { readRegularFileBounded } from '../system/regular-file.js';
 
 /**
  * Loading the configuration. Precedence: defaults < config file < environment < flags.
@@ -133,13 +133,13 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (config.service.tokenFile !== undefined) {
     tokenSource = 'tokenFile';
     try {
-      config.service.token = await readTokenFile(config.service.tokenFile);
+      const secret = await readSecretFile('service.tokenFile', config.service.tokenFile, { oneWord: true });
+      config.service.token = secret.value;
+      if (secret.looseMode) warnings.push(secret.looseMode);
     } catch (err) {
-      if (err instanceof TokenFileProblem) throw new ConfigError([err.message], filePath, context);
+      if (err instanceof SecretFileError) throw new ConfigError([err.message], filePath, context, { cause: err });
       throw err;
     }
-    const loose = await looseModeWarning(config.service.tokenFile, 'token file');
-    if (loose) warnings.push(loose);
   } else if (config.service.token !== undefined) {
     tokenSource = getAt(envLayer.values, ['service', 'token']) !== undefined ? 'env' : 'file';
   }
@@ -174,11 +174,15 @@ export function requireToken(loaded: Pick<LoadedConfig, 'config' | 'path'>): str
   );
 }
 
+/** A config file is a few kilobytes. */
+const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
 async function readConfigFile(file: string, named: boolean, fromEnv: boolean): Promise<Record<string, unknown> | null> {
   const context = `config file ${file}`;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // A regular file only, with a bound: a FIFO in its place must not block a reload.
+    text = (await readRegularFileBounded(file, CONFIG_FILE_MAX_BYTES, { followSymlinks: true })).text;
   } catch (err) {
     const problem = fileProblem(err);
     if (problem === 'does not exist' && !named) return null;

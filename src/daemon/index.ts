@@ -86,7 +86,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   try {
     queue = openQueue(path.join(config.dataDir, 'queue.db'));
     // What can still fail (an unreadable labels file, a webhook secret file) fails before anything is started, like the token.
-    prepared = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, loaded.path ?? null)]);
+    prepared = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, loaded.path ?? null, (m) => log.warn(m))]);
   } catch (err) {
     queue?.close();
     lock.release();

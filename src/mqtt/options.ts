@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { IClientOptions } from 'mqtt';
 import { redactUrlPassword, urlPassword, type MqttConfig } from '../config/index.js';
-import { fileProblem } from '../config/secret-files.js';
+import { fileProblem, readSecretFile } from '../config/secret-files.js';
+import { readRegularFileBounded } from '../system/regular-file.js';
 import { redactText } from '../wire/redact.js';
 import { MqttError } from './errors.js';
 
@@ -18,6 +18,8 @@ export interface BrokerSettings {
   options: IClientOptions;
   /** The password (file or URL): never in a log line, an error or `--json`. */
   secrets: string[];
+  /** E.g. a password file other users can read. */
+  warnings: string[];
 }
 
 /** How long a connect may take before it counts as failed. */
@@ -33,7 +35,8 @@ export interface BrokerSettingsExtras {
 
 export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExtras = {}): Promise<BrokerSettings> {
   if (!mqtt.url) throw new MqttError('ERR_MQTT_CONFIG', 'mqtt.url is not set');
-  const password = mqtt.passwordFile ? await readPasswordFile(mqtt.passwordFile) : undefined;
+  const passwordFile = mqtt.passwordFile ? await readSecretFile('mqtt.passwordFile', mqtt.passwordFile) : undefined;
+  const password = passwordFile?.value;
   const ca = mqtt.caFile ? await readCaFile(mqtt.caFile) : undefined;
   const secrets = [password, urlPassword(mqtt.url)].filter((s): s is string => typeof s === 'string' && s !== '');
   const options: IClientOptions = {
@@ -51,7 +54,7 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
     ...(ca !== undefined ? { ca } : {}),
     ...(extras.will ? { will: extras.will } : {}),
   };
-  return { url: mqtt.url, displayUrl: redactUrlPassword(mqtt.url), options, secrets };
+  return { url: mqtt.url, displayUrl: redactUrlPassword(mqtt.url), options, secrets, warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [] };
 }
 
 /** `err`'s message without the broker's secrets. */
@@ -60,21 +63,12 @@ export function safeMessage(err: unknown, secrets: readonly string[]): string {
   return redactText(text, secrets);
 }
 
-async function readPasswordFile(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new MqttError('ERR_MQTT_CONFIG', `mqtt.passwordFile ${file} ${fileProblem(err)}`);
-  }
-  const password = text.trim();
-  if (password === '') throw new MqttError('ERR_MQTT_CONFIG', `mqtt.passwordFile ${file} is empty`);
-  return password;
-}
+/** A CA bundle is a few kilobytes; a bound keeps a wrong path (a log, a disk image) out of memory. */
+const CA_FILE_MAX_BYTES = 1024 * 1024;
 
 async function readCaFile(file: string): Promise<Buffer> {
   try {
-    return await readFile(file);
+    return (await readRegularFileBounded(file, CA_FILE_MAX_BYTES, { followSymlinks: true })).bytes;
   } catch (err) {
     throw new MqttError('ERR_MQTT_CONFIG', `mqtt.caFile ${file} ${fileProblem(err)}`);
   }

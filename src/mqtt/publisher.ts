@@ -113,6 +113,8 @@ export class MqttPublisher {
     await Promise.race([this.loop, delay(5_000)]);
   }
 
+  private readonly warned = new Set<string>();
+
   private async run(): Promise<void> {
     const { config, log, observer } = this.options;
     while (!this.stopping) {
@@ -126,6 +128,8 @@ export class MqttPublisher {
         secrets = settings.secrets;
         this.displayUrl = settings.displayUrl;
         hideFromLog(log, secrets);
+        // Settings are read at each connect: a warning is logged once, not at every reconnect.
+        for (const w of settings.warnings) if (!this.warned.has(w) && this.warned.add(w)) log.warn(`mqtt: ${w}`);
         try {
           conn = await connectBroker(settings);
         } catch (err) {

@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { StationAgentError } from '../errors.js';
 
 /**
@@ -54,17 +54,28 @@ export function notTakenReason(st: Stats): string | null {
 }
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+const READ_FLAGS_FOLLOW = constants.O_RDONLY | constants.O_NONBLOCK;
+
+export interface OpenRegularOptions {
+  /**
+   * Follow a symbolic link to its target, which must be a regular file (secret files,
+   * often linked in from a mounted folder). Default false: the analyzer's folder is
+   * never followed out of.
+   */
+  followSymlinks?: boolean;
+}
 
 /**
  * Opens `file` for reading if it is a regular file; rejects with NotRegularFileError
  * otherwise, and with the system error (ENOENT, EACCES) when it cannot be opened.
  */
-export async function openRegularFile(file: string): Promise<FileHandle> {
-  const before = await lstat(file);
+export async function openRegularFile(file: string, options: OpenRegularOptions = {}): Promise<FileHandle> {
+  const follow = options.followSymlinks === true;
+  const before = follow ? await stat(file) : await lstat(file);
   if (!before.isFile()) throw new NotRegularFileError(file, fileKind(before));
   let fh: FileHandle;
   try {
-    fh = await open(file, READ_FLAGS);
+    fh = await open(file, follow ? READ_FLAGS_FOLLOW : READ_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ELOOP: a symlink swapped in after the lstat; ENXIO: a socket.
@@ -78,6 +89,49 @@ export async function openRegularFile(file: string): Promise<FileHandle> {
     throw new NotRegularFileError(file, fileKind(st));
   }
   return fh;
+}
+
+/** A file larger than the reader's bound. */
+export class FileTooLargeError extends StationAgentError {
+  readonly code = 'ERR_FILE_TOO_LARGE';
+
+  constructor(
+    readonly file: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${file}: larger than ${maxBytes} bytes, not read`);
+  }
+}
+
+/**
+ * The text of a small regular file (a secret, a certificate), read with a bound: at most
+ * `maxBytes`, else FileTooLargeError. Returns the file's mode too (from the same fstat),
+ * for a loose-mode warning.
+ */
+export async function readRegularFileBounded(
+  file: string,
+  maxBytes: number,
+  options: OpenRegularOptions = {},
+): Promise<{ text: string; bytes: Buffer; mode: number }> {
+  const fh = await openRegularFile(file, options);
+  try {
+    const st = await fh.stat();
+    if (st.size > maxBytes) throw new FileTooLargeError(file, maxBytes);
+    // One more byte than allowed: a file that grew after the fstat is still caught.
+    const buf = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, length, buf.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > maxBytes) throw new FileTooLargeError(file, maxBytes);
+    }
+    // A copy, so the caller does not keep the whole bound alive.
+    const bytes = Buffer.from(buf.subarray(0, length));
+    return { text: bytes.toString('utf8'), bytes, mode: st.mode };
+  } finally {
+    await fh.close();
+  }
 }
 
 /** The whole text of a regular file (result files, JSON), through `openRegularFile`. */

@@ -236,7 +236,7 @@ describe('loadConfig: the token', () => {
     expect(loaded.config.service.tokenFile).toBe(tokenFile);
     expect(loaded.tokenSource).toBe('tokenFile');
     expect(loaded.warnings).toEqual([
-      `token file ${tokenFile} holds the station token but other users can read it (mode 0640); run: chmod 600 ${tokenFile}`,
+      `service.tokenFile: other users can read the file (mode 0640); run: chmod 600 ${tokenFile}`,
     ]);
   });
 
@@ -246,14 +246,14 @@ describe('loadConfig: the token', () => {
     config.service.tokenFile = tokenFile;
     const file = writeConfig(dir, config);
     expect((await loadError({ path: file, env: {} })).problems).toEqual([
-      'service.tokenFile: the file does not exist (the path set there must name a file holding the token, not the token itself)',
+      'service.tokenFile: the file does not exist (the path set there must name a file holding the secret, not the secret itself)',
     ]);
     writeFileSync(tokenFile, '\n', { mode: 0o600 });
     expect((await loadError({ path: file, env: {} })).problems).toEqual(['service.tokenFile: the file is empty']);
     writeFileSync(tokenFile, `${TOKEN}\nsecond line\n`);
     const error = await loadError({ path: file, env: {} });
     expect(error.problems).toEqual([
-      'service.tokenFile: the file must hold the token alone (it has white space inside)',
+      'service.tokenFile: the file must hold the secret alone (it has white space inside)',
     ]);
     expect(error.message).not.toContain(TOKEN);
   });

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
@@ -60,6 +60,31 @@ describe('a fixed token is picked up without a restart', () => {
       return snap != null && !snap.uploader.paused.some((p) => p.reason === 'token-rejected');
     }, 30_000, logTail);
     expect(w.logLines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('follows a token file that is a symbolic link: a link re-pointed in another folder is noticed without SIGHUP', async () => {
+    const t = tempDir('token-link-');
+    cleanups.push(t.cleanup);
+    // As secrets are mounted: etc/token -> secrets/current -> token-v1, and an update re-points `current`.
+    const secrets = path.join(t.dir, 'secrets');
+    mkdirSync(secrets);
+    mkdirSync(path.join(t.dir, 'etc'));
+    writeFileSync(path.join(secrets, 'token-v1'), 'not-the-station-token\n', { mode: 0o600 });
+    writeFileSync(path.join(secrets, 'token-v2'), `${TOKEN}\n`, { mode: 0o600 });
+    symlinkSync('token-v1', path.join(secrets, 'current'));
+    const tokenFile = path.join(t.dir, 'etc', 'token');
+    symlinkSync(path.join(secrets, 'current'), tokenFile);
+    world = await createAgentWorld({ config: { service: { token: undefined, tokenFile }, ...HOUR } });
+    const w = world;
+    addRecording(w);
+    await w.startAgent();
+    await until('paused on the refused token', () => pausedOnToken(w), 30_000, logTail);
+
+    symlinkSync('token-v2', path.join(secrets, 'current.new'));
+    renameSync(path.join(secrets, 'current.new'), path.join(secrets, 'current'));
+    const counts = await w.waitDrained(30_000);
+    expect(counts.recordings.uploaded).toBe(1);
+    expect(pausedOnToken(w)).toBe(false);
   });
 
   it('resumes uploads when the token in the config file is fixed', async () => {

@@ -67,12 +67,11 @@ export async function createCliClient(loaded: LoadedConfig, flags: ClientFlags, 
 
 async function readAdminToken(file: string | undefined): Promise<string> {
   if (file !== undefined) {
-    const { readTokenFile, TokenFileProblem } = await import('../../../config/secret-files.js');
+    const { readSecretFile, SecretFileError } = await import('../../../config/secret-files.js');
     try {
-      return await readTokenFile(file);
+      return (await readSecretFile('--admin-token-file', file, { oneWord: true })).value;
     } catch (err) {
-      // readTokenFile names the key service.tokenFile; here the file came from a flag.
-      if (err instanceof TokenFileProblem) throw new ConfigError([err.message.replace('service.tokenFile', '--admin-token-file')], null);
+      if (err instanceof SecretFileError) throw new ConfigError([err.message], null, undefined, { cause: err });
       throw err;
     }
   }

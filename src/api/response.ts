@@ -1,6 +1,7 @@
 import { HttpStatusError, OutcomeUnknownError, ServiceRejectedError } from './errors.js';
 import type { WireResponse } from './http.js';
 import { redactDeep, redactText } from '../wire/redact.js';
+import { htmlTitle, looksLikeHtml as looksLikeHtmlText } from './answer.js';
 
 /**
  * Turning a complete HTTP response into either a JSON object or a typed error:
@@ -78,14 +79,7 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
 }
 
 function looksLikeHtml(res: WireResponse, text: string): boolean {
-  const type = header(res, 'content-type') ?? '';
-  return /\bhtml\b/i.test(type) || /^\s*<(!doctype|html|head|body|title)\b/i.test(text);
-}
-
-function htmlTitle(text: string): string | undefined {
-  const m = /<title[^>]*>([^<]*)<\/title>/i.exec(text) ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(text);
-  const title = m?.[1]?.replace(/\s+/g, ' ').trim();
-  return title ? title.slice(0, 200) : undefined;
+  return looksLikeHtmlText(header(res, 'content-type'), text);
 }
 
 /** The 422 `errors` object: `{field: [messages]}`; a bare string per field is accepted too. */

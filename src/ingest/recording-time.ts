@@ -22,6 +22,7 @@
  * `formatServiceTimestamp`, which writes the station's offset at that instant.
  */
 import { DateTime, Info, type Zone } from 'luxon';
+import { timeImplausibility } from '../system/plausible-time.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
 
@@ -193,22 +194,18 @@ function parseGuanoTimestamp(value: string, zone: string): Date | undefined {
   return offset === undefined ? undefined : atOffset(fields, offset);
 }
 
-const EARLIEST_PLAUSIBLE_MS = Date.UTC(2020, 0, 1);
-
 /**
- * Why a start time is implausible (before 2020-01-01, or more than a day after `now`), or
- * undefined when it is plausible. `zone` only shapes the time in the message.
+ * Why a start time is implausible (system/plausible-time.ts: before 2020-01-01, or more
+ * than a day after `now`), in words for the log, or undefined when it is plausible.
+ * `zone` only shapes the time in the message.
  */
 export function implausibility(start: Date, now: Date = new Date(), zone = 'UTC'): string | undefined {
+  const why = timeImplausibility(start, now);
+  if (why === undefined) return undefined;
+  if (why === 'invalid') return 'recording start is not a valid time';
   const shown = formatServiceTimestamp(start, zone);
-  if (start.getTime() < EARLIEST_PLAUSIBLE_MS) return `recording start ${shown} is before 2020-01-01 (device clock not set?)`;
-  if (start.getTime() > now.getTime() + DAY_MS) return `recording start ${shown} is more than a day in the future`;
-  return undefined;
-}
-
-/** True when the start is on or after 2020-01-01 and at most a day after `now`. */
-export function isPlausibleStart(start: Date, now: Date = new Date()): boolean {
-  return implausibility(start, now) === undefined;
+  if (why === 'before-earliest') return `recording start ${shown} is before 2020-01-01 (device clock not set?)`;
+  return `recording start ${shown} is more than a day in the future`;
 }
 
 export interface ResolveRecordingStartInput {

@@ -1,5 +1,5 @@
 import { reviewHolds, type Queue } from '../queue/index.js';
-import { isPlausibleStart } from './recording-time.js';
+import { isPlausibleTimestamp } from '../system/plausible-time.js';
 
 /** The hold of items whose recording's start was implausible when they were ingested. */
 export const IMPLAUSIBLE_TIME_HOLD = 'implausible-time';
@@ -16,7 +16,7 @@ export const IMPLAUSIBLE_TIME_HOLD = 'implausible-time';
  * stamp could look plausible.
  */
 export function releasePlausibleTimeHolds(q: Queue, now: number = Date.now()): { recordings: number; detections: number } {
-  const stillHeld = (item: { timestamp: string }) => !isPlausibleStart(new Date(item.timestamp), new Date(now));
+  const stillHeld = (item: { timestamp: string }) => !isPlausibleTimestamp(new Date(item.timestamp), new Date(now));
   return {
     recordings: reviewHolds(q, 'recording', IMPLAUSIBLE_TIME_HOLD, stillHeld, { now }),
     detections: reviewHolds(q, 'detection', IMPLAUSIBLE_TIME_HOLD, stillHeld, { now }),

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
+import { classifyBody, isTokenRefusal } from '../api/answer.js';
 import { REDACTED, redactText, redactUrl } from '../wire/redact.js';
 import { VERSION } from '../version.js';
 
@@ -32,9 +33,6 @@ export interface ServiceProbe {
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 
-/** Statuses of a station path that mean "this token is not accepted". */
-const TOKEN_REFUSED = new Set([401, 403, 404]);
-
 /** Enough of a body to read `success` and a message; a stats answer is tiny. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -60,7 +58,7 @@ export async function probeService(config: Config, options: { timeoutMs?: number
       return { ...checked, reachable: true, status, latencyMs, error: { code: 'ERR_SERVICE_REJECTED', message: `HTTP ${status} without a JSON answer (${shown})` } };
     }
     const detail = `HTTP ${status}${html ? ' (HTML page instead of JSON)' : ''}${message ? `: ${message}` : ''} (${shown})`;
-    const refused = TOKEN_REFUSED.has(status) && !html;
+    const refused = isTokenRefusal(status, html);
     return {
       ...checked,
       reachable: true,
@@ -104,14 +102,8 @@ async function get(url: URL, path: string, timeoutMs: number): Promise<Answer> {
         });
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const html = /^\s*</.test(text) || /text\/html/i.test(res.headers['content-type'] ?? '');
-          let body: unknown = null;
-          try {
-            body = html ? null : JSON.parse(text);
-          } catch {
-            body = null;
-          }
-          resolve({ status: res.statusCode ?? 0, body, html });
+          const { html, json } = classifyBody(res.headers['content-type'], text);
+          resolve({ status: res.statusCode ?? 0, body: json ?? null, html });
         });
         res.on('error', reject);
       },

@@ -5,7 +5,7 @@ import { access } from 'node:fs/promises';
  * Is the system clock trustworthy? A Raspberry Pi has no real-time clock: after boot it
  * runs from the last saved time until NTP syncs, so timestamps taken then can be hours
  * or days off. The uploader holds items back while the clock is unsynchronized
- * (`clock.requireSync`), and always holds back implausible timestamps.
+ * (`clock.requireSync`), and always holds back implausible timestamps (`plausible-time.ts`).
  *
  * Probes, in order:
  * 1. systemd-timesyncd touches `/run/systemd/timesync/synchronized` once it has synced.
@@ -67,15 +67,4 @@ export function runCommand(command: string, args: readonly string[], timeoutMs: 
       reject(new Error(`${command} did not run to its end: ${err.message}`, { cause: err }));
     });
   });
-}
-
-/** Timestamps before this are from a clock that has not been set. */
-export const EARLIEST_PLAUSIBLE_TIME = new Date('2020-01-01T00:00:00Z');
-const MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
-
-/** Not before 2020-01-01 and not more than one day ahead of `now`. */
-export function isPlausibleTimestamp(date: Date, now: Date = new Date()): boolean {
-  const t = date.getTime();
-  if (Number.isNaN(t)) return false;
-  return t >= EARLIEST_PLAUSIBLE_TIME.getTime() && t <= now.getTime() + MAX_AHEAD_MS;
 }

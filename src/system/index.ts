@@ -1,9 +1,7 @@
 export {
-  EARLIEST_PLAUSIBLE_TIME,
   TIMEDATECTL_ARGS,
   TIMESYNC_SYNCHRONIZED_FILE,
   clockSyncState,
-  isPlausibleTimestamp,
   runCommand,
   type ClockProbeOptions,
   type ClockSyncState,
@@ -12,3 +10,4 @@ export {
 } from './clock.js';
 export { diskFree, type DiskSpace } from './disk.js';
 export { INOTIFY_MAX_USER_WATCHES_FILE, inotifyMaxUserWatches } from './inotify.js';
+export { EARLIEST_PLAUSIBLE_TIME, isPlausibleTimestamp, timeImplausibility } from './plausible-time.js';

@@ -1,4 +1,6 @@
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../api/errors.js';
+import { isTokenRefusal } from '../api/answer.js';
+import type { ItemKind } from '../queue/types.js';
 import { errorCode, errorMessage } from '../errors.js';
 
 /**
@@ -26,8 +28,6 @@ export type Decision =
   | { action: 'fail'; code: string; message: string };
 
 export type PauseReason = 'token-rejected' | 'soundscape-format-rejected';
-
-export type ItemKind = 'recording' | 'detection';
 
 export function decide(err: unknown, kind: ItemKind): Decision {
   if (err instanceof NetworkError) {
@@ -67,7 +67,8 @@ function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {
   if (status >= 500 || status === 408 || err.html) {
     return { action: 'retry', retryAfterMs: err.retryAfterMs, serviceDown: true, throttle: false, ...base };
   }
-  if (status === 401 || status === 403 || status === 404 || (status >= 300 && status < 400)) {
+  // A redirect on a station path is a wrong base URL: it pauses as a refused token does.
+  if (isTokenRefusal(status, err.html) || (status >= 300 && status < 400)) {
     return {
       action: 'pause',
       scope: 'station',

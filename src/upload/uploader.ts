@@ -4,11 +4,11 @@ import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { GroupCommit } from './group-commit.js';
-import { decide, type Decision, type ItemKind, type PauseReason } from './decide.js';
+import { decide, type Decision, type PauseReason } from './decide.js';
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
 import { sendDetection, sendRecording, type SendContext, type SendResult } from './send.js';
-import { QueueTransitionError, type ClaimedDetection, type RecordingItem } from '../queue/index.js';
+import { QueueTransitionError, type ClaimedDetection, type ItemKind, type RecordingItem } from '../queue/index.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { LinkGate } from './link-policy.js';
 

@@ -4,7 +4,6 @@ import {
   detectionTimestamp,
   formatServiceTimestamp,
   implausibility,
-  isPlausibleStart,
   localTimeInZone,
   recordingStartFromMetadata,
   recordingStartFromName,
@@ -183,8 +182,9 @@ describe('resolveRecordingStart', () => {
     expect(implausibility(new Date('2019-12-31T23:59:59Z'), now, BERLIN)).toBe(
       'recording start 2020-01-01T00:59:59.000+01:00 is before 2020-01-01 (device clock not set?)',
     );
-    expect(isPlausibleStart(new Date('2024-05-01T00:00:00Z'), now)).toBe(true);
-    expect(isPlausibleStart(new Date('2024-06-02T00:00:01Z'), now)).toBe(false);
+    expect(implausibility(new Date('2024-05-01T00:00:00Z'), now)).toBeUndefined();
+    expect(implausibility(new Date('2024-06-02T00:00:01Z'), now)).toBe('recording start 2024-06-02T00:00:01.000+00:00 is more than a day in the future');
+    expect(implausibility(new Date('not a date'), now)).toBe('recording start is not a valid time');
   });
 });
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { HttpStatusError, NetworkError, OutcomeUnknownError } from '../../api/errors.js';
+import { classifyBody } from '../../api/answer.js';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
 import { CommandFailure, UsageError } from './support/errors.js';
@@ -47,12 +48,9 @@ export async function postGraphql<T = Record<string, unknown>>(
     throw new NetworkError(`cannot reach the GraphQL endpoint: ${cause ?? errorMessage(err)}`, label, cause, { cause: err });
   }
   const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not JSON: reported below with the status.
-  }
+  // Not JSON (an HTML page from a proxy, anything else): reported below with the status.
+  const { html, json } = classifyBody(response.headers.get('content-type') ?? undefined, text);
+  const body = json ?? null;
   const isDocument = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
   if (!isDocument) {
     throw new HttpStatusError(label, {
@@ -60,7 +58,7 @@ export async function postGraphql<T = Record<string, unknown>>(
       body,
       serverMessage: response.ok ? 'not a GraphQL response' : undefined,
       errors: undefined,
-      html: /^\s*</.test(text),
+      html,
       retryAfterMs: undefined,
     });
   }

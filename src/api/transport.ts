@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import { Agent } from './undici-agent.js';
 import type { Dispatcher } from 'undici';
 import { VERSION } from '../version.js';
 import { ServiceRejectedError } from './errors.js';

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { getMeta, setMeta, type Queue } from '../queue/index.js';
+import { getMeta, setMeta, type Queue, type TodayTally } from '../queue/index.js';
 import { markDetectionsPublished } from '../queue/mqtt-mark-published.js';
 import type { OutboxDetection } from '../queue/mqtt-to-publish.js';
 
@@ -10,16 +10,9 @@ import type { OutboxDetection } from '../queue/mqtt-to-publish.js';
  * (src/queue/mqtt-state.ts and the `mqtt-*.ts` operations beside it).
  */
 
-/** The day's tally, kept beside the outbox so it survives a restart. */
-export interface TodayTally {
-  /** The station's local date, `YYYY-MM-DD`. */
-  day: string;
-  total: number;
-  species: Record<string, number>;
-  last: { species: string; scientificName: string; timestamp: string } | null;
-}
-
 export const TODAY_META_KEY = 'mqttToday';
+
+export type { TodayTally };
 
 export function localDay(instant: string | number, zone: string): string {
   const dt = typeof instant === 'number' ? DateTime.fromMillis(instant) : DateTime.fromISO(instant);
@@ -29,7 +22,7 @@ export function localDay(instant: string | number, zone: string): string {
 /** Today's tally (an empty one once the day changed). */
 export function readToday(q: Queue, zone: string, now: number = Date.now()): TodayTally {
   const day = localDay(now, zone);
-  const stored = getMeta<TodayTally>(q, TODAY_META_KEY);
+  const stored = getMeta(q, TODAY_META_KEY);
   return stored && stored.day === day ? stored : { day, total: 0, species: {}, last: stored?.last ?? null };
 }
 

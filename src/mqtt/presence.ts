@@ -1,4 +1,4 @@
-import { getMeta, setMeta, skipUnpublished, type Queue } from '../queue/index.js';
+import { getMeta, setMeta, skipUnpublished, type MqttPresence, type Queue } from '../queue/index.js';
 
 /**
  * What the station left on the broker, remembered in the queue's meta table so it can
@@ -9,23 +9,14 @@ import { getMeta, setMeta, skipUnpublished, type Queue } from '../queue/index.js
  *
  * This file does not load the `mqtt` package: the daemon reads it on every start.
  */
-export interface MqttPresence {
-  /** Publishing is on: every detection queued since is published. */
-  active: boolean;
-  /** The broker these topics were published to (password redacted). */
-  broker: string | null;
-  /** Retained Home Assistant discovery config topics. */
-  discoveryTopics: string[];
-  /** Other retained topics of the station (status, state, last detection). */
-  retainedTopics: string[];
-}
+export type { MqttPresence };
 
 export const PRESENCE_META_KEY = 'mqtt';
 
 const NONE: MqttPresence = { active: false, broker: null, discoveryTopics: [], retainedTopics: [] };
 
 export function readPresence(q: Queue): MqttPresence {
-  return { ...NONE, ...getMeta<Partial<MqttPresence>>(q, PRESENCE_META_KEY) };
+  return { ...NONE, ...getMeta(q, PRESENCE_META_KEY) };
 }
 
 function writePresence(q: Queue, presence: MqttPresence): void {

@@ -1,5 +1,5 @@
 import type { Queue } from '../queue/db.js';
-import { getMeta, setMeta } from '../queue/meta.js';
+import { getMeta, setMeta, type PolicyCounts } from '../queue/meta.js';
 
 /**
  * What the station's policies kept back, cumulative since the queue was created: kept in
@@ -7,18 +7,7 @@ import { getMeta, setMeta } from '../queue/meta.js';
  * them across restarts. Rows are counted each time their file is ingested (a forced
  * re-ingest counts them again).
  */
-export interface PolicyCounts {
-  /** Recordings whose soundscape was withheld because a person was heard (privacy). */
-  humanSoundscapesWithheld: number;
-  /** Rows of non-bird (and human) classes at or above their threshold, per class. */
-  nonBird: Record<string, number>;
-  /** Rows left out by `filters.include` / `filters.exclude`. */
-  excluded: number;
-  /** Rows at or above `input.minConfidence` but below their `filters.speciesMinConfidence`. */
-  belowSpeciesMinConfidence: number;
-  /** Detections dropped by the species gate (`filters.minDetectionsPer24h` never reached). */
-  speciesGateExpired: number;
-}
+export type { PolicyCounts };
 
 export const POLICY_COUNTS_KEY = 'policyCounts';
 
@@ -28,7 +17,7 @@ export function emptyCounts(): PolicyCounts {
 
 /** The stored counts (all zero before the first). */
 export function readPolicyCounts(q: Queue): PolicyCounts {
-  const stored = getMeta<Partial<PolicyCounts>>(q, POLICY_COUNTS_KEY) ?? {};
+  const stored = getMeta(q, POLICY_COUNTS_KEY) ?? {};
   return { ...emptyCounts(), ...stored, nonBird: { ...stored.nonBird } };
 }
 

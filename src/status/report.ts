@@ -1,5 +1,5 @@
 import { redactUrlPassword, type Config } from '../config/index.js';
-import type { FileInError, PauseState, Queue, StateCounts } from '../queue/index.js';
+import type { FileInError, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytes } from './disk.js';
@@ -21,7 +21,8 @@ import {
  * the database, the daemon's runtime snapshot (uploader, circuit, watcher, clock,
  * config sync) when a daemon wrote one, and a live service probe unless offline.
  * Without a running daemon the queue and the durable meta values (last success,
- * pause reasons, last station record) are still shown.
+ * last station record) are still shown, and the pauses the daemon was in when it last
+ * wrote its snapshot (a refused token stays refused across a stop).
  *
  * Instants are ISO 8601 (UTC) strings. Keys are only ever added.
  */
@@ -59,7 +60,11 @@ export interface StatusReport {
   uploads: {
     lastSuccessAt: string | null;
     lastError: { message: string; code: string; at: string | null } | null;
-    paused: { scope: string | null; reason: string; message: string; since: string | null }[];
+    /**
+     * Why uploads are paused. Without a running daemon: the pauses it was in when it last
+     * wrote its snapshot (`asOf` is then that time; null while the daemon runs).
+     */
+    paused: { scope: string | null; reason: string; message: string; since: string | null; asOf: string | null }[];
     /** null without a running daemon. */
     circuit: RuntimeSnapshot['uploader']['circuit'] | null;
     circuitRetryAt: string | null;
@@ -234,7 +239,6 @@ interface StoredState {
   held: Record<'recording' | 'detection', Record<string, number>>;
   filesInError: { count: number; latest: FileInError[] };
   runtime: RuntimeSnapshot | null;
-  pauseReasons: Partial<Record<string, PauseState>> | undefined;
   lastSuccessAt: number | undefined;
   station: { record: StationConfigRecord; syncedAt: string | null } | null;
   mqttOutbox: { detections: number; updates: number } | null;
@@ -263,7 +267,6 @@ async function readQueue(config: Config): Promise<StoredState> {
       held: holdCounts(q),
       filesInError: filesInError(q),
       runtime: parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY)),
-      pauseReasons: getMeta(q, 'pauseReasons'),
       lastSuccessAt: getMeta(q, 'lastSuccessAt'),
       station: readStation(getMeta(q, 'station')),
       mqttOutbox: outbox ? outbox.outboxCounts(q) : null,
@@ -289,11 +292,16 @@ export function readStation(value: unknown): { record: StationConfigRecord; sync
 function uploads(runtime: RuntimeSnapshot | null, live: RuntimeSnapshot | null, stored: StoredState | null): StatusReport['uploads'] {
   const lastSuccess = Math.max(runtime?.uploader.lastSuccessAt ?? 0, stored?.lastSuccessAt ?? 0);
   const lastError = runtime?.uploader.lastError ?? null;
-  const paused: StatusReport['uploads']['paused'] = live
-    ? live.uploader.paused.map((p) => ({ scope: null, reason: p.reason, message: p.message, since: iso(p.since) }))
-    : Object.entries(stored?.pauseReasons ?? {}).flatMap(([scope, p]) =>
-        p ? [{ scope, reason: p.reason, message: p.message, since: iso(p.since) }] : [],
-      );
+  // A stopped daemon's pauses are what it last knew: a refused token is still refused
+  // at its next start unless the token changed (the view says so).
+  const asOf = live ? null : iso(runtime?.updatedAt);
+  const paused: StatusReport['uploads']['paused'] = (runtime?.uploader.paused ?? []).map((p) => ({
+    scope: null,
+    reason: p.reason,
+    message: p.message,
+    since: iso(p.since),
+    asOf,
+  }));
   return {
     lastSuccessAt: lastSuccess > 0 ? iso(lastSuccess) : null,
     lastError: lastError ? { message: lastError.message, code: lastError.code, at: iso(lastError.at) } : null,

@@ -7,6 +7,9 @@ import { html, startServer, startSilentTcp } from '../api/test-server.js';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { fail, openTestQueue, seed, setMeta, upload } from './seed.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { addRealRecording } from '../helpers/real-recording.js';
+import { startAgentProcess } from '../reliability/support/agent-process.js';
 
 const TOKEN = 'status-test-token-5f3a9c';
 
@@ -29,9 +32,14 @@ describe('station-agent status', () => {
     upload(q, 'detection', detectionIds[0], 3_200_000_001);
     fail(q, 'detection', detectionIds[1]);
     setMeta(q, 'lastSuccessAt', Date.parse('2025-05-01T04:10:00Z'));
-    setMeta(q, 'pauseReasons', {
-      station: { reason: 'token-rejected', code: 'ERR_HTTP_STATUS', message: 'HTTP 403 : Access denied', since: Date.parse('2025-05-01T04:20:00Z') },
-    });
+    // What a daemon stopped while paused on a refused token leaves (the last test below
+    // makes a real daemon leave it): its last snapshot. pid 2^22 + 1 is never alive.
+    setMeta(q, RUNTIME_META_KEY, {
+      pid: 4_194_305,
+      startedAt: Date.parse('2025-05-01T04:00:00Z'),
+      updatedAt: Date.parse('2025-05-01T04:30:00Z'),
+      uploader: { paused: [{ reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: Date.parse('2025-05-01T04:20:00Z') }] },
+    } as RuntimeSnapshot);
     setMeta(q, 'station', {
       record: {
         id: 42,
@@ -65,8 +73,11 @@ describe('station-agent status', () => {
     expect(report.queue.detections).toEqual({ pending: 4, sending: 0, unknown: 0, uploaded: 1, failed: 1, dropped: 0 });
     expect(report.queue.oldestPendingAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(report.uploads.lastSuccessAt).toBe('2025-05-01T04:10:00.000Z');
-    // No daemon: the pause reasons the uploader stored durably.
-    expect(report.uploads.paused).toEqual([{ scope: 'station', reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: '2025-05-01T04:20:00.000Z' }]);
+    // No daemon: the pauses it was in when it last wrote its snapshot.
+    expect(report.uploads.paused).toEqual([
+      { scope: null, reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: '2025-05-01T04:20:00.000Z', asOf: '2025-05-01T04:30:00.000Z' },
+    ]);
+    expect(report.uploads.circuit).toBeNull();
     expect(report.service).toMatchObject({ checked: true, reachable: true, tokenValid: true, status: 200 });
     expect(report.station.record).toMatchObject({ id: 42, name: 'Garden' });
     expect(report.daemon.state).toBe('stopped');
@@ -80,7 +91,7 @@ describe('station-agent status', () => {
     // The stored pause says token-rejected; the configured token (probed now) is accepted.
     const text = await runCli(['status', '--config', config]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/paused:\s+station: token-rejected/);
+    expect(text.stdout).toMatch(/paused:\s+token-rejected: HTTP 403 : Access denied \(since 2025-05-01T04:20:00.000Z, as the daemon last reported at 2025-05-01T04:30:00.000Z\)/);
     expect(text.stdout).toMatch(/Service:.*the configured token is accepted, but the daemon was refused its token when it last ran/);
     expect(text.stdout).not.toMatch(/reachable, token accepted/);
   });
@@ -140,7 +151,7 @@ describe('station-agent status', () => {
   it('says the daemon is not running when the snapshot belongs to a dead process', async () => {
     const q = openTestQueue(dataDir);
     // pid 2^22 + 1 is above Linux's pid_max: never alive.
-    setMeta(q, RUNTIME_META_KEY, { pid: 4_194_305, startedAt: Date.now() - 1000, updatedAt: Date.now() });
+    setMeta(q, RUNTIME_META_KEY, { pid: 4_194_305, startedAt: Date.now() - 1000, updatedAt: Date.now() } as RuntimeSnapshot);
     q.close();
     try {
       const json = parseJson(await runCli(['status', '--json', '--offline', '--config', config]));
@@ -156,7 +167,7 @@ describe('station-agent status', () => {
 
   it('says the daemon is not responding when its process lives but its snapshot is stale', async () => {
     const q = openTestQueue(dataDir);
-    setMeta(q, RUNTIME_META_KEY, { pid: process.pid, startedAt: Date.now() - 7_200_000, updatedAt: Date.now() - 600_000 });
+    setMeta(q, RUNTIME_META_KEY, { pid: process.pid, startedAt: Date.now() - 7_200_000, updatedAt: Date.now() - 600_000 } as RuntimeSnapshot);
     q.close();
     try {
       const json = parseJson(await runCli(['status', '--json', '--offline', '--config', config]));
@@ -254,4 +265,33 @@ describe('station-agent status', () => {
     expect(result.stdout).toContain('Examples:');
     expect(result.stdout).toContain('--offline');
   });
+});
+
+describe('station-agent status after a daemon stopped while paused', () => {
+  let world: AgentWorld | undefined;
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it('shows the pause a real daemon was in when it stopped: the service refused its token (403)', async () => {
+    await buildCli();
+    world = await createAgentWorld({ config: { service: { token: 'not-this-station-token-7d1e' } } });
+    addRealRecording(world.inputDir, 'rec');
+    const agent = startAgentProcess(world.configPath);
+    try {
+      await agent.waitForLine(/uploads paused: .*403/, 60_000);
+    } finally {
+      await agent.kill('SIGTERM');
+    }
+    expect((await agent.exited).code).toBe(0);
+
+    const json = parseJson(await runCli(['status', '--json', '--offline', '--config', world.configPath]));
+    expect(json.daemon.state).toBe('stopped');
+    expect(json.uploads.paused).toEqual([
+      expect.objectContaining({ reason: 'token-rejected', message: expect.stringContaining('403'), asOf: json.daemon.updatedAt }),
+    ]);
+    const text = await runCli(['status', '--offline', '--config', world.configPath]);
+    expect(text.stdout).toMatch(/paused:\s+token-rejected: .*403.*as the daemon last reported at/);
+    expect(text.stdout + text.stderr).not.toContain('not-this-station-token-7d1e');
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFi
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
-import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { RUNTIME_META_KEY, parseRuntimeSnapshot } from '../../src/status/runtime.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';
@@ -56,7 +56,7 @@ describe('a fixed token is picked up without a restart', () => {
     expect(pausedOnToken(w)).toBe(false);
     // What `status` reads: the snapshot in the queue no longer says paused.
     await until('snapshot without the pause', () => {
-      const snap = getMeta<RuntimeSnapshot>(w.daemon!.queue, RUNTIME_META_KEY);
+      const snap = parseRuntimeSnapshot(getMeta(w.daemon!.queue, RUNTIME_META_KEY));
       return snap != null && !snap.uploader.paused.some((p) => p.reason === 'token-rejected');
     }, 30_000, logTail);
     expect(w.logLines.join('\n')).not.toContain(TOKEN);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Queue } from '../../src/queue/db.js';
 import { openQueue } from '../../src/queue/db.js';
-import { deleteMeta, getMeta, incrementCounters, setMeta } from '../../src/queue/meta.js';
+import { deleteMeta, getMeta, setMeta } from '../../src/queue/meta.js';
 import { tempQueue } from './helpers.js';
 
 let q: Queue;
@@ -10,35 +10,39 @@ let cleanup: () => void;
 beforeEach(() => ({ q, dbPath, cleanup } = tempQueue()));
 afterEach(() => cleanup());
 
+const updatedAt = (key: string) => (q.stmt('SELECT updated_at AS t FROM meta WHERE key = ?').get(key) as { t: number } | undefined)?.t;
+const totalChanges = () => q.stmt('SELECT total_changes()').pluck().get() as number;
+
 describe('meta', () => {
   it('stores typed JSON values that survive a re-open', () => {
     expect(getMeta(q, 'lastSuccessAt')).toBeUndefined();
     setMeta(q, 'lastSuccessAt', 1_714_536_000_123);
-    setMeta(q, 'pauseReasons', { station: { reason: 'token-rejected', code: 'ERR_HTTP_STATUS', message: 'HTTP 401', since: 5 } });
-    setMeta(q, 'pauseReasons', {});
-    setMeta(q, 'custom.thing', { a: [1, 'two'] });
+    setMeta(q, 'audioBudget', { day: '2024-05-01', bytes: 10 });
     q.close();
     const again = openQueue(dbPath);
     try {
       expect(getMeta(again, 'lastSuccessAt')).toBe(1_714_536_000_123);
-      expect(getMeta(again, 'pauseReasons')).toEqual({});
-      expect(getMeta<{ a: unknown[] }>(again, 'custom.thing')).toEqual({ a: [1, 'two'] });
-      expect(deleteMeta(again, 'custom.thing')).toBe(true);
-      expect(getMeta(again, 'custom.thing')).toBeUndefined();
+      expect(getMeta(again, 'audioBudget')).toEqual({ day: '2024-05-01', bytes: 10 });
+      expect(deleteMeta(again, 'audioBudget')).toBe(true);
+      expect(getMeta(again, 'audioBudget')).toBeUndefined();
     } finally {
       again.close();
     }
   });
 
-  it('adds to counters in one transaction', () => {
-    expect(incrementCounters(q, { uploaded: 3, retries: 1 })).toEqual({ uploaded: 3, retries: 1 });
-    expect(incrementCounters(q, { uploaded: 2 })).toEqual({ uploaded: 5, retries: 1 });
-    expect(getMeta(q, 'counters')).toEqual({ uploaded: 5, retries: 1 });
+  it('writes nothing when the value is unchanged', () => {
+    expect(setMeta(q, 'audioBudget', { day: '2024-05-01', bytes: 10 }, { now: 1 })).toBe(true);
+    const before = totalChanges();
+    expect(setMeta(q, 'audioBudget', { day: '2024-05-01', bytes: 10 }, { now: 2 })).toBe(false);
+    expect(totalChanges()).toBe(before);
+    expect(updatedAt('audioBudget')).toBe(1);
+    expect(setMeta(q, 'audioBudget', { day: '2024-05-01', bytes: 11 }, { now: 3 })).toBe(true);
+    expect(updatedAt('audioBudget')).toBe(3);
   });
 
   it('refuses a value that is not JSON, and names a damaged key', () => {
-    expect(() => setMeta(q, 'x', undefined)).toThrow(/meta key "x": value is not JSON/);
-    q.db.prepare(`INSERT INTO meta (key, value, updated_at) VALUES ('bad', '{nope', 0)`).run();
-    expect(() => getMeta(q, 'bad')).toThrow(/meta key "bad" .* does not hold JSON/);
+    expect(() => setMeta(q, 'lastSuccessAt', undefined as unknown as number)).toThrow(/meta key "lastSuccessAt": value is not JSON/);
+    q.db.prepare(`INSERT INTO meta (key, value, updated_at) VALUES ('station', '{nope', 0)`).run();
+    expect(() => getMeta(q, 'station')).toThrow(/meta key "station" .* does not hold JSON/);
   });
 });

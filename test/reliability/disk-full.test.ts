@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '@station-agent/emulator';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
-import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { RUNTIME_META_KEY, parseRuntimeSnapshot, type RuntimeSnapshot } from '../../src/status/runtime.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
@@ -42,7 +42,7 @@ afterEach(async () => {
 function readSnapshotMeta(dataDir: string): RuntimeSnapshot | undefined {
   const q = openQueue(path.join(dataDir, 'queue.db'));
   try {
-    return getMeta<RuntimeSnapshot>(q, RUNTIME_META_KEY);
+    return parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY)) ?? undefined;
   } finally {
     q.close();
   }

@@ -26,7 +26,10 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   if (u.inFlight !== null && u.concurrencyLimit !== null) uploadParts.push(`${u.inFlight}/${u.concurrencyLimit} in flight`);
   rest.push(['Uploads', uploadParts.join('; ')]);
   if (u.lastError) rest.push(['  last error', `${s.red(u.lastError.message)} [${u.lastError.code}] ${when(u.lastError.at)}`]);
-  for (const p of u.paused) rest.push(['  paused', `${s.red(p.scope ? `${p.scope}: ${p.reason}` : p.reason)}: ${p.message} (since ${p.since ?? '-'})`]);
+  for (const p of u.paused) {
+    const when = p.asOf ? `since ${p.since ?? '-'}, as the daemon last reported at ${p.asOf}` : `since ${p.since ?? '-'}`;
+    rest.push(['  paused', `${s.red(p.scope ? `${p.scope}: ${p.reason}` : p.reason)}: ${p.message} (${when})`]);
+  }
 
   rest.push(['Service', serviceLine(report, s)]);
   const d = report.disk;

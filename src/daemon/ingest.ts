@@ -5,7 +5,6 @@ import { Pairing } from '../ingest/pairing.js';
 import { InputWatcher } from '../ingest/watcher.js';
 import type { Logger } from '../log/index.js';
 import { createStationPolicy } from '../policy/recording-policy.js';
-import { minFreeBytes } from '../system/disk.js';
 import type { Component } from './component.js';
 import type { EventBus } from './events.js';
 
@@ -83,7 +82,7 @@ export class IngestComponent implements Component {
       this.ctx.policy = createStationPolicy(next);
       this.deps.log.info('the station policies changed (input.minConfidence, privacy, filters): applied to the next recording');
     }
-    this.ctx.minFreeBytes = minFreeBytes(next.disk.minFreeMb);
+    this.ctx.minFreeMb = next.disk.minFreeMb;
     this.ctx.maxResultFileBytes = next.input.maxResultFileMb * 1024 * 1024;
     this.ctx.lat = next.station.latitude ?? null;
     this.ctx.lon = next.station.longitude ?? null;

@@ -32,7 +32,7 @@ export async function createIngestContext(
     format,
     lat: config.station.latitude ?? null,
     lon: config.station.longitude ?? null,
-    minFreeBytes: config.disk.minFreeMb * 1024 * 1024,
+    minFreeMb: config.disk.minFreeMb,
     maxResultFileBytes: config.input.maxResultFileMb * 1024 * 1024,
     log,
     dryRun: options.dryRun,

@@ -41,8 +41,8 @@ export interface IngestContext {
   format: ResultFormat | 'auto';
   lat: number | null;
   lon: number | null;
-  /** Below this many free bytes, audio is not spooled (detections still queue). */
-  minFreeBytes: number;
+  /** `disk.minFreeMb`: below it, audio is not spooled (detections still queue; system/disk.ts says "low"). */
+  minFreeMb: number;
   /** Larger result files are refused (`input.maxResultFileMb`). */
   maxResultFileBytes: number;
   /**

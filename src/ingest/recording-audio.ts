@@ -9,6 +9,7 @@ import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
 import { readFlacInfo } from '../audio/flac-info.js';
 import { readWavInfo, type WavInfo } from '../audio/wav.js';
 import { errorMessage } from '../errors.js';
+import { isDiskLow } from '../system/disk.js';
 import { NotRegularFileError, openRegularFile } from '../system/regular-file.js';
 import type { IngestContext } from './ingest-recording.js';
 
@@ -77,7 +78,7 @@ export async function spoolAudio(
   kind: 'wav' | 'flac',
 ): Promise<string | null> {
   const free = await ctx.spool.freeBytes().catch(() => Number.POSITIVE_INFINITY);
-  if (free < ctx.minFreeBytes) {
+  if (isDiskLow(free, ctx.minFreeMb)) {
     if (alreadySpooled) await rm(audioPath, { force: true });
     return null;
   }

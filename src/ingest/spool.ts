@@ -1,6 +1,7 @@
-import { link, lstat, mkdir, open, rename, rm, statfs, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
+import { diskFree } from '../system/disk.js';
 import { openRegularFile } from '../system/regular-file.js';
 
 /**
@@ -105,8 +106,7 @@ export class Spool {
 
   /** Free bytes on the spool's filesystem. */
   async freeBytes(): Promise<number> {
-    const s = await statfs(this.dir);
-    return s.bavail * s.bsize;
+    return (await diskFree(this.dir)).freeBytes;
   }
 
   private wrap(err: unknown, source: string): Error {

@@ -2,7 +2,7 @@ import { redactUrlPassword, type Config } from '../config/index.js';
 import type { FileInError, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
-import { freeBytes } from './disk.js';
+import { freeBytesNear, isDiskLow, minFreeBytes } from '../system/disk.js';
 import type { LinkPolicy } from '../upload/link-policy.js';
 import type { BudgetDay } from '../upload/data-budget.js';
 import { queueDbPath, queueExists } from './queue-file.js';
@@ -131,7 +131,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
   const probe = options.offline
     ? null
     : import('./probe.js').then(({ probeService }) => probeService(config, { timeoutMs: options.probeTimeoutMs }));
-  const free = freeBytes(config.dataDir);
+  const free = freeBytesNear(config.dataDir);
   const systemClock = import('../system/clock.js').then(({ clockSyncState }) => clockSyncState({ timeoutMs: 1_000 }));
   // Loaded while the queue is read, not at import: `status` should pay for the upload
   // stage's link policy (windows, budget, pacing streams) only once it reports on it.
@@ -144,7 +144,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
   // A stopped daemon's snapshot is history: its circuit and in-flight count say nothing now.
   const live = liveness.state === 'running' ? runtime : null;
   const freeNow = (await free) ?? null;
-  const minFreeBytes = config.disk.minFreeMb * 1024 * 1024;
+  const minFree = minFreeBytes(config.disk.minFreeMb);
 
   return {
     generatedAt: iso(now)!,
@@ -174,8 +174,8 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     disk: {
       dataDir: config.dataDir,
       freeBytes: freeNow,
-      minFreeBytes,
-      low: freeNow === null ? null : freeNow < minFreeBytes,
+      minFreeBytes: minFree,
+      low: freeNow === null ? null : isDiskLow(freeNow, config.disk.minFreeMb),
       spoolFiles: stored?.spool.files ?? 0,
       spoolBytes: stored?.spool.bytes ?? 0,
     },

@@ -1,7 +1,7 @@
-import { statfsSync } from 'node:fs';
+import { statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diskFree } from '../../src/system/disk.js';
+import { diskFree, freeBytesNear, isDiskLow, minFreeBytes } from '../../src/system/disk.js';
 import { tempDir } from '../helpers/paths.js';
 
 let dir: string;
@@ -24,5 +24,25 @@ describe('diskFree', () => {
 
   it('rejects a path that does not exist', async () => {
     await expect(diskFree(path.join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('freeBytesNear and isDiskLow', () => {
+  it('measures the nearest existing parent of a folder that does not exist yet', async () => {
+    const free = await freeBytesNear(path.join(dir, 'not', 'yet'));
+    expect(free).toEqual(expect.any(Number));
+    expect(free! % statfsSync(dir).bsize).toBe(0);
+  });
+
+  it('is null when the path cannot be measured (a file where a folder should be)', async () => {
+    const file = path.join(dir, 'file');
+    writeFileSync(file, 'x');
+    expect(await freeBytesNear(path.join(file, 'below'))).toBeNull();
+  });
+
+  it('is low strictly below disk.minFreeMb', () => {
+    expect(isDiskLow(minFreeBytes(100) - 1, 100)).toBe(true);
+    expect(isDiskLow(minFreeBytes(100), 100)).toBe(false);
+    expect(isDiskLow(0, 0)).toBe(false);
   });
 });

@@ -3,7 +3,8 @@ import { access, mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
-import { freeBytes } from '../disk.js';
+import type { ClockSyncState } from '../../system/clock.js';
+import { freeBytesNear, isDiskLow, minFreeBytes } from '../../system/disk.js';
 import { queueDbPath } from '../queue-file.js';
 import { scanInput, total, type InputScan } from './input-scan.js';
 import { result, type CheckResult } from './types.js';
@@ -12,22 +13,27 @@ import { result, type CheckResult } from './types.js';
 
 const MIB = 1024 * 1024;
 
-export async function clockCheck(config: Config): Promise<CheckResult> {
-  const { clockSyncState } = await import('../../system/clock.js');
-  const state = await clockSyncState();
+/**
+ * Fails exactly when the daemon holds uploads for the clock: both ask
+ * `system/clock-gate.ts`. `probe` replaces the system's answer (tests).
+ */
+export async function clockCheck(config: Config, probe?: () => Promise<ClockSyncState>): Promise<CheckResult> {
+  const [{ clockSyncState }, { clockHold }] = await Promise.all([import('../../system/clock.js'), import('../../system/clock-gate.js')]);
+  const state = await (probe ?? clockSyncState)();
   const title = 'clock synchronised';
   if (state === 'synchronized') return result('clock', title, 'pass', 'the system reports NTP synchronisation');
+  const ntpHint = 'check the network and NTP: `timedatectl status`, `timedatectl set-ntp true`; a Pi has no real-time clock, so its time is wrong until NTP syncs';
+  const mode = config.clock.requireSync;
+  if (clockHold(mode, state)) {
+    if (state === 'unknown') {
+      return result('clock', title, 'fail', 'the system cannot say whether the clock is synchronised, and clock.requireSync is always: uploads wait', 'install systemd-timesyncd or chrony, or set clock.requireSync to auto');
+    }
+    return result('clock', title, 'fail', 'the system clock is not synchronised; uploads wait for it (clock.requireSync)', ntpHint);
+  }
   if (state === 'unknown') {
     return result('clock', title, 'warn', 'the system cannot say (no systemd-timesyncd flag, timedatectl unavailable)', 'in a container this is normal; on a Raspberry Pi install systemd-timesyncd or chrony so the clock is set after boot');
   }
-  const waits = config.clock.requireSync !== 'never';
-  return result(
-    'clock',
-    title,
-    waits ? 'fail' : 'warn',
-    `the system clock is not synchronised${waits ? '; uploads wait for it (clock.requireSync)' : ''}`,
-    'check the network and NTP: `timedatectl status`, `timedatectl set-ntp true`; a Pi has no real-time clock, so its time is wrong until NTP syncs',
-  );
+  return result('clock', title, 'warn', 'the system clock is not synchronised', ntpHint);
 }
 
 export interface InputChecks {
@@ -181,14 +187,14 @@ export async function queueCheck(config: Config): Promise<CheckResult> {
 }
 
 export async function diskCheck(config: Config): Promise<CheckResult> {
-  const free = await freeBytes(config.dataDir);
-  const min = config.disk.minFreeMb * MIB;
+  const free = await freeBytesNear(config.dataDir);
+  const min = minFreeBytes(config.disk.minFreeMb);
   const title = 'free disk space';
   const data = { freeBytes: free, minFreeBytes: min };
   if (free === null) return result('disk', title, 'fail', `cannot read the free space of ${config.dataDir}`, 'check that dataDir is on a mounted file system', data);
   const detail = `${(free / MIB).toFixed(0)} MiB free on ${config.dataDir} (disk.minFreeMb ${config.disk.minFreeMb})`;
   const hint = 'free space on the card (old recordings of the analyzer, journal: `journalctl --vacuum-size=100M`), or lower retention.keepUploadedDays';
-  if (free < min) return result('disk', title, 'fail', `${detail}: no audio is spooled until space is freed; detections still queue`, hint, data);
+  if (isDiskLow(free, config.disk.minFreeMb)) return result('disk', title, 'fail', `${detail}: no audio is spooled until space is freed; detections still queue`, hint, data);
   if (free < 2 * min) return result('disk', title, 'warn', `${detail}: getting low`, hint, data);
   return result('disk', title, 'pass', detail, null, data);
 }

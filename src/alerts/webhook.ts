@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { request } from 'undici';
 import type { Logger } from 'pino';
-import { redactText } from '../wire/redact.js';
+import { redactText, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
 import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
 import type { AlertNotice } from './alerter.js';
@@ -60,14 +60,6 @@ export function alertPayload(notice: Omit<AlertNotice, 'event' | 'key'> & { even
   };
 }
 
-/** The URL as it may be logged: its origin. */
-export function shownUrl(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '<invalid URL>';
-  }
-}
 
 /** One POST; throws an Error whose message holds neither the secret nor the URL's path. */
 export async function postAlert(options: WebhookOptions, payload: AlertPayload, signal?: AbortSignal): Promise<void> {
@@ -96,7 +88,7 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
     await res.body.dump();
     if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
   } catch (err) {
-    throw new Error(redactText(`alert webhook ${shownUrl(options.url)}: ${errorMessage(err)}`, secrets));
+    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${errorMessage(err)}`, secrets));
   }
 }
 
@@ -147,7 +139,7 @@ export class AlertDelivery {
       if (this.abort.signal.aborted) return false;
       try {
         await postAlert(this.webhook, payload, this.abort.signal);
-        this.log.info({ event: payload.event, state: payload.state, to: shownUrl(this.webhook.url) }, `alert sent: ${payload.message}`);
+        this.log.info({ event: payload.event, state: payload.state, to: redactUrl(this.webhook.url) }, `alert sent: ${payload.message}`);
         return true;
       } catch (err) {
         const last = attempt + 1 >= this.options.attempts;

@@ -10,7 +10,7 @@ export {
   type TokenSource,
 } from './load.js';
 export { redactConfig } from './show.js';
-export { REDACTED, redactUrlPassword, urlPassword } from '../wire/redact.js';
+export { REDACTED, redactUrl, urlPassword } from '../wire/redact.js';
 export { renderConfigReference } from './reference.js';
 export {
   AFTER_UPLOAD_ACTIONS,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { describeRejected } from '../wire/redact.js';
 import { configKeys } from './schema-keys.js';
 
 /**
@@ -40,7 +41,7 @@ export function formatIssues(issues: readonly Issue[], context: IssueContext = {
 }
 
 function describeIssue(issue: Issue): string {
-  const got = showsInput(issue) ? ` (got ${describeValue(offendingValue(issue))})` : '';
+  const got = showsInput(issue) ? ` (got ${describeRejected(offendingValue(issue))})` : '';
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
@@ -99,14 +100,6 @@ function typeWords(expected: string): string {
     default:
       return `a ${expected}`;
   }
-}
-
-function describeValue(value: unknown): string {
-  // Strings are never shown: any string key may hold a pasted token, and these lines reach the journal.
-  if (typeof value === 'string') return value === '' ? '""' : 'a string';
-  if (Array.isArray(value)) return 'a list';
-  if (value !== null && typeof value === 'object') return 'an object';
-  return String(value);
 }
 
 function unknownKey(path: readonly string[]): string {

@@ -1,11 +1,13 @@
-import { REDACTED, redactUrl, redactUrlPassword } from '../wire/redact.js';
+import { REDACTED, redactHeaderValues, redactUrl } from '../wire/redact.js';
 import type { Config } from './schema.js';
 
 /**
- * The config as `config show` prints it: the token replaced by `<redacted>`, the
- * service URLs reduced to scheme, host and port (a token pasted into one would be in
- * its userinfo, path or query; see `src/wire/redact.ts`). The token file's path stays:
- * the config only loads when that file exists, so the path is not a pasted token.
+ * The config as `config show` prints it, through the one redaction path
+ * (`src/wire/redact.ts`): the token replaced by `<redacted>`; every URL reduced to
+ * scheme, host and port (a token pasted into one would be in its userinfo, path or
+ * query; a Home Assistant webhook's id is its path; a broker URL may hold a password);
+ * the webhook's header values redacted (the names stay). The paths of secret files stay:
+ * the config only loads when those files exist, so a path is not a pasted token.
  * Returns a copy.
  */
 export function redactConfig(config: Config): Config {
@@ -14,7 +16,9 @@ export function redactConfig(config: Config): Config {
   const { baseUrl, graphqlUrl } = copy.service;
   copy.service.baseUrl = redactUrl(baseUrl);
   copy.service.graphqlUrl = graphqlUrl === `${baseUrl}/graphql` ? `${copy.service.baseUrl}/graphql` : redactUrl(graphqlUrl);
-  // The MQTT broker keeps its host and user name (which broker, which account); its password goes.
-  if (copy.mqtt.url !== null) copy.mqtt.url = redactUrlPassword(copy.mqtt.url);
+  if (copy.mqtt.url !== null) copy.mqtt.url = redactUrl(copy.mqtt.url);
+  const webhook = copy.alerts.webhook;
+  if (webhook.url !== null) webhook.url = redactUrl(webhook.url);
+  webhook.headers = redactHeaderValues(webhook.headers);
   return copy;
 }

@@ -15,16 +15,17 @@ const RANGE = /^(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})$/;
 
 /**
  * Parses `HH:MM-HH:MM`. Returns the range, or the problem in words (for the config
- * schema, whose messages start with "must" after the key name).
+ * schema, whose messages start with "must" after the key name). The problem never holds
+ * the text: a token pasted into `upload.windows` would reach the journal with it.
  */
 export function parseTimeRange(text: string): TimeRange | string {
   const m = RANGE.exec(text.trim());
-  if (!m) return `must be a local time range HH:MM-HH:MM such as 22:00-06:00 (got "${text}")`;
+  if (!m) return `must be a local time range HH:MM-HH:MM such as 22:00-06:00`;
   const [h1, m1, h2, m2] = m.slice(1).map(Number) as [number, number, number, number];
   const start = minutesOf(h1, m1, false);
   const end = minutesOf(h2, m2, true);
-  if (start === null || end === null) return `must use times from 00:00 to 23:59 (24:00 as an end) (got "${text}")`;
-  if (start === end) return `must not start and end at the same time; 00:00-24:00 is the whole day (got "${text}")`;
+  if (start === null || end === null) return `must use times from 00:00 to 23:59 (24:00 as an end)`;
+  if (start === end) return `must not start and end at the same time; 00:00-24:00 is the whole day`;
   return { start, end, text: text.trim() };
 }
 

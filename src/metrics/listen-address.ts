@@ -1,3 +1,4 @@
+import { describeRejected } from '../wire/redact.js';
 import { MetricsError } from './errors.js';
 
 export interface ListenAddress {
@@ -19,7 +20,7 @@ export function parseListenAddress(value: string): ListenAddress {
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):)?(\d{1,5})$/.exec(text);
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535) {
-    throw new MetricsError(`metrics.listen must be host:port or a port, e.g. 127.0.0.1:9464; got ${JSON.stringify(value)}`);
+    throw new MetricsError(`metrics.listen must be host:port or a port, e.g. 127.0.0.1:9464 (got ${describeRejected(value)})`);
   }
   const rawHost = match[1] ?? '';
   const host = rawHost.startsWith('[') ? rawHost.slice(1, -1) : rawHost;

@@ -1,5 +1,5 @@
 import type { IClientOptions } from 'mqtt';
-import { redactUrlPassword, urlPassword, type MqttConfig } from '../config/index.js';
+import { redactUrl, urlPassword, type MqttConfig } from '../config/index.js';
 import { fileProblem, readSecretFile } from '../config/secret-files.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { redactText } from '../wire/redact.js';
@@ -13,7 +13,7 @@ import { MqttError } from './errors.js';
  */
 export interface BrokerSettings {
   url: string;
-  /** The URL with any password in it replaced by `<redacted>`: for logs, status and doctor. */
+  /** The URL as scheme, host and port (src/wire/redact.ts `redactUrl`): for logs, status and doctor. */
   displayUrl: string;
   options: IClientOptions;
   /** The password (file or URL): never in a log line, an error or `--json`. */
@@ -54,7 +54,7 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
     ...(ca !== undefined ? { ca } : {}),
     ...(extras.will ? { will: extras.will } : {}),
   };
-  return { url: mqtt.url, displayUrl: redactUrlPassword(mqtt.url), options, secrets, warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [] };
+  return { url: mqtt.url, displayUrl: redactUrl(mqtt.url), options, secrets, warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [] };
 }
 
 /** `err`'s message without the broker's secrets. */

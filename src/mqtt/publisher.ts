@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { redactUrl } from '../wire/redact.js';
 import { errorCode } from '../errors.js';
 import { addLogSecrets, type Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
@@ -85,7 +86,8 @@ export class MqttPublisher {
   constructor(private readonly options: MqttPublisherOptions) {
     this.topics = stationTopics(options.config.mqtt);
     this.batchSize = options.batchSize ?? BATCH_SIZE;
-    this.displayUrl = options.config.mqtt.url ?? '';
+    // Shown before the first connect too (status): never the raw URL, which may hold a password.
+    this.displayUrl = options.config.mqtt.url ? redactUrl(options.config.mqtt.url) : '';
   }
 
   /** Starts publishing. The first start after MQTT was off skips what was queued meanwhile. */

@@ -53,7 +53,7 @@ export interface StoredRuntime {
 export interface MqttPresence {
   /** Publishing is on: every detection queued since is published. */
   active: boolean;
-  /** The broker these topics were published to (password redacted). */
+  /** The broker these topics were published to (scheme, host and port: `redactUrl`). */
   broker: string | null;
   /** Retained Home Assistant discovery config topics. */
   discoveryTopics: string[];

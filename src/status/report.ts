@@ -1,4 +1,4 @@
-import { redactUrlPassword, type Config } from '../config/index.js';
+import { redactUrl, type Config } from '../config/index.js';
 import type { FileInError, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
@@ -199,7 +199,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
 function mqttStatus(config: Config, live: RuntimeSnapshot | null, stored: StoredState | null): StatusReport['mqtt'] {
   const m = live?.mqtt ?? null;
   return {
-    broker: m?.broker ?? (config.mqtt.url ? redactUrlPassword(config.mqtt.url) : null),
+    broker: m?.broker ?? (config.mqtt.url ? redactUrl(config.mqtt.url) : null),
     connected: m ? m.connected : null,
     pendingDetections: stored?.mqttOutbox?.detections ?? 0,
     pendingUpdates: stored?.mqttOutbox?.updates ?? 0,

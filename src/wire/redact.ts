@@ -6,8 +6,10 @@
  * The station token is the station's password and travels in the URL path
  * (`{base_url}/api/v1/stations/{token}/...`). Text that may end up in an error message,
  * a log line or `--json` output goes through `redactText`; a configured URL that is
- * printed (status, doctor, config show) goes through `redactUrl`. Every replacement
- * is the one placeholder `REDACTED`.
+ * printed (status, doctor, config show, an alert's receiver) goes through `redactUrl`;
+ * header values and other secret settings are shown as `REDACTED`; a value a check
+ * rejects is described by `describeRejected` (a string is never shown). Every
+ * replacement is the one placeholder `REDACTED`.
  */
 
 export const REDACTED = '<redacted>';
@@ -62,6 +64,26 @@ export function redactUrl(url: string): string {
   const query = parsed.search ? `?${REDACTED}` : '';
   const fragment = parsed.hash ? `#${REDACTED}` : '';
   return `${parsed.protocol}//${userinfo}${parsed.host}${path}${query}${fragment}`;
+}
+
+/**
+ * A rejected value as an error message may show it: numbers, booleans and null as they
+ * are, anything else by its kind. A string is never shown: any setting may hold a pasted
+ * token, and these messages reach the journal.
+ *
+ * @example describeRejected(20) // '20'
+ * @example describeRejected('tok_abc123') // 'a string'
+ */
+export function describeRejected(value: unknown): string {
+  if (typeof value === 'string') return value === '' ? '""' : 'a string';
+  if (Array.isArray(value)) return 'a list';
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** A map of header values as they may be printed: the names kept, every value `REDACTED`. */
+export function redactHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, REDACTED]));
 }
 
 const MAX_DEPTH = 12;
@@ -140,21 +162,5 @@ export function urlPassword(url: string | null | undefined): string | null {
     return password ? decodeURIComponent(password) : null;
   } catch {
     return null;
-  }
-}
-
-/**
- * `url` with the password of its userinfo replaced by the placeholder, the user name kept
- * (an MQTT broker URL, shown so the operator sees which broker and account); a URL that
- * does not parse is replaced whole: it cannot be told apart from a secret.
- */
-export function redactUrlPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.password) return url;
-    parsed.password = 'REDACTED';
-    return parsed.toString().replace(':REDACTED@', `:${REDACTED}@`);
-  } catch {
-    return REDACTED;
   }
 }

@@ -75,6 +75,28 @@ const CASES: Case[] = [
     names: 'log.level',
     reportedBy: [...CONFIG_ERROR, 'doctor'],
   },
+  {
+    name: 'the token in upload.windows',
+    config: (url) => ({ service: { baseUrl: url, token: REAL }, upload: { windows: [LEAK] } }),
+    names: 'upload.windows.0',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+  {
+    name: 'the token in metrics.listen',
+    config: (url) => ({ service: { baseUrl: url, token: REAL }, metrics: { listen: LEAK } }),
+    names: 'metrics.listen',
+    reportedBy: [],
+  },
+  {
+    name: 'the token in the webhook URL path, a webhook header and the broker URL path',
+    config: (url) => ({
+      service: { baseUrl: url, token: REAL },
+      alerts: { webhook: { url: `http://127.0.0.1:9/api/webhook/${LEAK}`, headers: { 'X-Key': LEAK } } },
+      mqtt: { enabled: true, url: `ws://127.0.0.1:9/${LEAK}` },
+    }),
+    names: '/<redacted>',
+    reportedBy: ['config show'],
+  },
 ];
 
 describe('a token pasted into the wrong place is never printed', () => {

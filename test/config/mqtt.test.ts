@@ -42,7 +42,7 @@ describe('config key mqtt', () => {
     const { config } = await loadConfig({ path: file, env });
     expect(config.mqtt).toMatchObject({ enabled: true, url: 'mqtt://u:s3cret-pw@broker:1883', qos: 2 });
     expect(JSON.stringify(redactConfig(config))).not.toContain('s3cret-pw');
-    expect(redactConfig(config).mqtt.url).toBe('mqtt://u:<redacted>@broker:1883');
+    expect(redactConfig(config).mqtt.url).toBe('mqtt://<redacted>@broker:1883');
 
     const bad = loadConfig({ path: file, env: { STATION_AGENT_MQTT_URL: 'mqtt://u:s3cret-pw@', STATION_AGENT_MQTT_QOS: '7' } });
     await expect(bad).rejects.toBeInstanceOf(ConfigError);

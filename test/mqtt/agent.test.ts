@@ -84,7 +84,7 @@ run('station-agent run with MQTT, end to end (real files, local service, Mosquit
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as Report;
     expect(report.mqtt).toMatchObject({ connected: true, pendingDetections: 0 });
-    expect(report.mqtt.broker).toBe(`mqtt://station:<redacted>@127.0.0.1:${broker.port}`);
+    expect(report.mqtt.broker).toBe(`mqtt://<redacted>@127.0.0.1:${broker.port}`);
 
     const doctor = await runCli(['doctor', '--json', '--offline'], { env });
     const mqttCheck = (JSON.parse(doctor.stdout) as { checks: { id: string; status: string }[] }).checks.find((c) => c.id === 'mqtt');

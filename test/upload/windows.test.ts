@@ -14,7 +14,7 @@ describe('parseTimeRange', () => {
   });
 
   it('says what is wrong', () => {
-    expect(parseTimeRange('22-06')).toMatch(/must be a local time range HH:MM-HH:MM such as 22:00-06:00 \(got "22-06"\)/);
+    expect(parseTimeRange('22-06')).toBe('must be a local time range HH:MM-HH:MM such as 22:00-06:00');
     expect(parseTimeRange('25:00-06:00')).toMatch(/00:00 to 23:59/);
     expect(parseTimeRange('24:00-06:00')).toMatch(/00:00 to 23:59/);
     expect(parseTimeRange('10:60-11:00')).toMatch(/00:00 to 23:59/);

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Config } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
+import { redactUrl } from '../../wire/redact.js';
 import { result, type CheckResult } from './types.js';
 
 /**
@@ -14,11 +15,11 @@ export async function alertCheck(config: Config, configFile: string | null, send
   if (!config.alerts.webhook.url) {
     return result('alert', title, send ? 'fail' : 'skip', 'alerts.webhook.url is not set', 'set alerts.webhook.url (ntfy, Gotify, Home Assistant or any JSON webhook) to be told when uploads stop');
   }
-  const [{ webhookFromConfig }, { alertPayload, postAlert, shownUrl }] = await Promise.all([
+  const [{ webhookFromConfig }, { alertPayload, postAlert }] = await Promise.all([
     import('../../alerts/webhook-config.js'),
     import('../../alerts/webhook.js'),
   ]);
-  const origin = shownUrl(config.alerts.webhook.url);
+  const origin = redactUrl(config.alerts.webhook.url);
   let hook;
   try {
     hook = await webhookFromConfig(config, configFile);

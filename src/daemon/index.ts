@@ -80,7 +80,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
 
   // One daemon per dataDir, taken before the queue opens: recovery below marks every
   // `sending` item `unknown`, which is only true when no other daemon is sending them.
-  const lock = acquireDaemonLock(config.dataDir);
+  const lock = await acquireDaemonLock(config.dataDir);
   let queue: Queue | undefined;
   let prepared: [Awaited<ReturnType<typeof createIngestContext>>, Awaited<ReturnType<typeof webhookFromConfig>>];
   try {

@@ -1,4 +1,5 @@
 import { mkdirSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StationAgentError, errorMessage } from '../errors.js';
@@ -8,19 +9,25 @@ import { StationAgentError, errorMessage } from '../errors.js';
  * systemd, two template units sharing a dataDir) would each mark the other's
  * in-flight items `unknown` at start and post them again: duplicates at the service.
  *
- * The lock is SQLite's own POSIX (fcntl) lock on `<dataDir>/daemon.lock`: with
- * `locking_mode=EXCLUSIVE`, the first write transaction takes the EXCLUSIVE lock and
- * the connection keeps it until it closes. The kernel drops an fcntl lock when its
- * process dies, whatever the death (SIGKILL, OOM, power loss): no stale lock file
- * ever blocks a restart, and no PID is trusted to decide anything. The file stays;
- * it is the lock's inode, not a flag.
+ * Two locks, both dropped by the kernel when their process dies, whatever the death
+ * (SIGKILL, OOM, power loss): no stale lock ever blocks a restart, and no PID is
+ * trusted to decide anything. A daemon needs both; either one held elsewhere refuses.
  *
- * The PID in the refusal comes from the kernel's lock table (`/proc/locks`), else
- * from the file's header, where the holder wrote it (`user_version`) in the very
- * transaction that took the lock (a unit with `ProcSubset=pid` cannot see
- * `/proc/locks`; the header is plain bytes on disk, readable without SQLite's lock).
+ * - A unix socket bound in Linux's abstract namespace, named after dataDir's device and
+ *   inode (`station-agent-daemon:<dev>:<ino>`). It has no file, so nothing in the
+ *   folder can be deleted to take it from under us: a lock *file* can be (`rm
+ *   daemon.lock` let a second daemon lock a new file of the same name, and both ran).
+ *   The inode, not the path, names it: two paths to one folder (a symlink, a bind
+ *   mount) meet at one name. Its holder answers a connection with its PID.
+ * - SQLite's own POSIX (fcntl) lock on `<dataDir>/daemon.lock`: with
+ *   `locking_mode=EXCLUSIVE`, the first write transaction takes the EXCLUSIVE lock and
+ *   the connection keeps it until it closes. Abstract sockets are per network
+ *   namespace, file locks are not: a daemon in a container sharing the folder is still
+ *   seen. The PID comes from the kernel's lock table (`/proc/locks`), else from the
+ *   file's header, where the holder wrote it (`user_version`) in the very transaction
+ *   that took the lock (a unit with `ProcSubset=pid` cannot see `/proc/locks`).
  *
- * Only `run` takes it; the CLI's commands open the queue beside the daemon as before.
+ * Only `run` takes them; the CLI's commands open the queue beside the daemon as before.
  */
 export const DAEMON_LOCK_FILE = 'daemon.lock';
 
@@ -35,7 +42,7 @@ export class DaemonLockError extends StationAgentError {
   ) {
     const who = holderPid === null ? 'another process' : `another station-agent (pid ${holderPid})`;
     super(
-      `${who} is already running on dataDir ${dataDir} (it holds ${path.join(dataDir, DAEMON_LOCK_FILE)}); ` +
+      `${who} is already running on dataDir ${dataDir} (it holds the dataDir's lock); ` +
         'only one daemon may use a queue: stop the other one (systemctl stop station-agent) or give this one its own dataDir',
     );
   }
@@ -43,15 +50,35 @@ export class DaemonLockError extends StationAgentError {
 
 export interface DaemonLock {
   readonly path: string;
-  /** Releases the lock (closing the connection drops the fcntl lock). Idempotent. */
+  /** Releases both locks (closing the connection drops the fcntl lock, closing the socket frees its name). Idempotent. */
   release(): void;
 }
 
-/** Takes the dataDir's lock or throws {@link DaemonLockError} naming the holder. */
-export function acquireDaemonLock(dataDir: string): DaemonLock {
+/** Takes the dataDir's locks or throws {@link DaemonLockError} naming the holder. */
+export async function acquireDaemonLock(dataDir: string): Promise<DaemonLock> {
   const dir = path.resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, DAEMON_LOCK_FILE);
+  const db = lockFile(dir, file);
+  let socket: Server | null;
+  try {
+    socket = await lockSocket(dir);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return {
+    path: file,
+    release: () => {
+      if (db.open) db.close();
+      // Closing the listening socket frees its name at once (the fd is closed synchronously).
+      socket?.close();
+      socket = null;
+    },
+  };
+}
+
+function lockFile(dir: string, file: string): Database.Database {
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { timeout: 0 });
@@ -59,26 +86,70 @@ export function acquireDaemonLock(dataDir: string): DaemonLock {
     db.exec('BEGIN EXCLUSIVE');
     db.pragma(`user_version = ${process.pid}`);
     db.exec('COMMIT');
+    return db;
   } catch (err) {
     db?.close();
     if ((err as { code?: unknown }).code === 'SQLITE_BUSY') throw new DaemonLockError(dir, lockHolder(file));
     throw new DaemonLockFileError(file, err);
   }
-  const held = db;
-  return {
-    path: file,
-    release: () => {
-      if (held.open) held.close();
-    },
-  };
 }
 
-/** `ERR_DAEMON_LOCK`: the lock file itself cannot be created or opened (permissions, read-only mount). */
+/** The abstract socket's name for `dir`: its identity on this machine, not its path. */
+export function daemonSocketName(dir: string): string {
+  const st = statSync(dir, { bigint: true });
+  return `\0station-agent-daemon:${st.dev}:${st.ino}`;
+}
+
+/** How long a refused start waits for the holder to say its PID. */
+const HOLDER_ANSWER_MS = 1_000;
+
+/** Binds the abstract socket (Linux only; elsewhere the file lock alone holds). */
+async function lockSocket(dir: string): Promise<Server | null> {
+  if (process.platform !== 'linux') return null;
+  const name = daemonSocketName(dir);
+  const server = createServer((peer) => peer.end(`${process.pid}\n`));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(name, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name));
+    throw new DaemonLockFileError(`the abstract socket of ${dir}`, err);
+  }
+  server.on('error', () => {}); // a peer's reset must not crash the daemon
+  server.unref(); // the lock never keeps the process alive by itself
+  return server;
+}
+
+/** The PID the socket's holder answers, or null when it says nothing in time. */
+function socketHolder(name: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    let text = '';
+    const peer = createConnection(name);
+    const done = () => {
+      clearTimeout(timer);
+      peer.destroy();
+      const pid = /^(\d+)\n/.exec(text) ? Number(text.trim()) : null;
+      resolve(pid !== null && pid !== process.pid ? pid : null);
+    };
+    const timer = setTimeout(done, HOLDER_ANSWER_MS);
+    peer.setEncoding('utf8');
+    peer.on('data', (chunk: string) => (text += chunk.slice(0, 32)));
+    peer.on('end', done);
+    peer.on('error', done);
+  });
+}
+
+/** `ERR_DAEMON_LOCK`: the lock file cannot be created or opened (permissions, read-only mount), or the socket not bound. */
 export class DaemonLockFileError extends StationAgentError {
   readonly code = 'ERR_DAEMON_LOCK';
 
-  constructor(file: string, cause: unknown) {
-    super(`cannot lock ${file}: ${errorMessage(cause)}`, { cause });
+  constructor(what: string, cause: unknown) {
+    super(`cannot lock ${what}: ${errorMessage(cause)}`, { cause });
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
@@ -44,8 +44,8 @@ afterAll(async () => {
   cleanup();
 });
 
-const start = () => {
-  const agent = startAgentProcess(configPath);
+const start = (config = configPath) => {
+  const agent = startAgentProcess(config);
   agents.push(agent);
   return agent;
 };
@@ -103,4 +103,35 @@ describe('one daemon per dataDir', () => {
     expect(held.soundscapes).toHaveLength(want.recordings);
     expect(exactlyOnce(expected, held)).toEqual(EXACTLY_ONCE);
   }, 240_000);
+
+  it('refuses a second run when the lock file was deleted, or the dataDir is reached through a symlink', async () => {
+    const data = path.join(root, 'data-deleted');
+    const config = writeAgentConfig(path.join(root, 'config-deleted.json'), { baseUrl: service.url, inputDir, dataDir: data, extra: { log: { level: 'info' } } });
+    const first = start(config);
+    await first.waitForLine(/"msg":"station-agent running"/);
+    const lockFile = path.join(data, 'daemon.lock');
+    expect(existsSync(lockFile)).toBe(true);
+    rmSync(lockFile); // what a tidy-up script or a careless `rm` does
+
+    const second = start(config);
+    // Before the fix the second one ran beside the first: fail at once rather than wait for an exit.
+    const refused = await Promise.race([second.exited, second.waitForLine(/"msg":"station-agent running"/, 60_000).then(() => 'running', () => 'no line')]);
+    const output = second.lines.join('\n');
+    expect(refused, output).toEqual({ code: 1, signal: null });
+    expect(output).toContain(`another station-agent (pid ${first.pid}) is already running on dataDir ${data}`);
+    expect(output).not.toContain('station-agent running');
+
+    // The same folder by another path is the same queue.
+    const alias = path.join(root, 'data-alias');
+    symlinkSync(data, alias);
+    const viaAlias = start(writeAgentConfig(path.join(root, 'config-alias.json'), { baseUrl: service.url, inputDir, dataDir: alias }));
+    expect((await viaAlias.exited).code, viaAlias.lines.join('\n')).toBe(1);
+    expect(viaAlias.lines.join('\n')).toContain(`pid ${first.pid}`);
+
+    // Once the first has stopped, a start takes both locks again.
+    expect((await first.kill('SIGTERM')).code).toBe(0);
+    const next = start(config);
+    await next.waitForLine(/"msg":"station-agent running"/);
+    expect((await next.kill('SIGTERM')).code).toBe(0);
+  }, 120_000);
 });

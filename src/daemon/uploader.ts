@@ -32,10 +32,13 @@ export class UploaderComponent implements Component {
   readonly link: LinkPolicy;
   private token: string | undefined;
   private linkJson: string;
+  /** `privacy.audio: never`: no soundscape is claimed, also of recordings queued before (reloadable). */
+  private audioWithheld: boolean;
 
   constructor(config: Config, private readonly deps: UploaderDeps) {
     const { queue, log, bus, client } = deps;
     this.token = config.service.token;
+    this.audioWithheld = config.privacy.audio === 'never';
     this.linkJson = JSON.stringify(linkSettings(config));
     this.link = new LinkPolicy(
       linkSettings(config),
@@ -59,6 +62,7 @@ export class UploaderComponent implements Component {
         // A request never takes longer than its timeout, so a short timeout keeps stops short.
         stopGraceMs: Math.min(5_000, config.service.timeoutMs),
         link: this.link,
+        audioWithheld: () => this.audioWithheld,
       },
       deps.hold,
       observer,
@@ -78,6 +82,10 @@ export class UploaderComponent implements Component {
 
   /** New link settings apply to the next claim; a new token is used at once (a pause on a refused token probes with it now). */
   reload(next: Config): void {
+    if ((next.privacy.audio === 'never') !== this.audioWithheld) {
+      this.audioWithheld = next.privacy.audio === 'never';
+      this.uploader.notify();
+    }
     const link = linkSettings(next);
     if (JSON.stringify(link) !== this.linkJson) {
       this.linkJson = JSON.stringify(link);

@@ -6,7 +6,8 @@ import type { ClaimedDetection } from './types.js';
 /** How long a detection whose recording has no audio waits for the audio, by default. */
 export const DEFAULT_NO_AUDIO_AFTER_MS = 10 * 60_000;
 
-export interface ClaimDetectionsOptions extends ClaimOptions {
+/** What a detection whose recording's audio may not come waits for (claims and `nextDueAt` alike). */
+export interface DetectionWaitOptions {
   /**
    * A detection whose recording has no audio (`spool_path` null) is posted without
    * a soundscape once it has been queued this long (ms), in case the audio still
@@ -19,7 +20,14 @@ export interface ClaimDetectionsOptions extends ClaimOptions {
    * `noAudioAfterMs` too, like those whose recording has no audio.
    */
   audioHeld?: boolean;
+  /**
+   * No soundscape will be uploaded at all (`privacy.audio: never`, also for recordings
+   * queued before the switch): no detection waits for its recording's audio or upload.
+   */
+  audioWithheld?: boolean;
 }
+
+export interface ClaimDetectionsOptions extends ClaimOptions, DetectionWaitOptions {}
 
 /**
  * Claims due detections (`pending` or `unknown`, `next_attempt_at <= now`, not held)
@@ -31,7 +39,8 @@ export interface ClaimDetectionsOptions extends ClaimOptions {
  * - the recording has no audio and the detection was queued `noAudioAfterMs` ago:
  *   posted without;
  * - with `audioHeld`, the recording waits for its upload and the detection was
- *   queued `noAudioAfterMs` ago: posted without (the soundscape goes later, unlinked).
+ *   queued `noAudioAfterMs` ago: posted without (the soundscape goes later, unlinked);
+ * - with `audioWithheld`, whatever the recording waits for: posted without, at once.
  *
  * Otherwise the detection waits for its recording. Moves them to `sending` in one
  * UPDATE and reads their recordings in the same transaction. What a detection waits
@@ -47,9 +56,9 @@ export function claimDetections(q: Queue, options: ClaimDetectionsOptions): Clai
   // to wait for, 1 the recording's upload, 2 its audio.
   const branch = (state: string, wait: 0 | 1 | 2) =>
     `SELECT id, state, next_attempt_at FROM detections WHERE state = '${state}' AND recording_wait = ${wait} ` +
-    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 ? ' AND created_at <= @no_audio_before' : ''} ` +
+    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 && !options.audioWithheld ? ' AND created_at <= @no_audio_before' : ''} ` +
     `ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
-  const waits: (0 | 1 | 2)[] = options.audioHeld ? [0, 2, 1] : [0, 2];
+  const waits: (0 | 1 | 2)[] = options.audioHeld || options.audioWithheld ? [0, 2, 1] : [0, 2];
   const ids = claimIds(
     CLAIM_FROM.flatMap((state) => waits.map((wait) => branch(state, wait))),
     dir,

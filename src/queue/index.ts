@@ -40,3 +40,4 @@ export { detectionsToPublish, updatesToPublish, type OutboxDetection, type Outbo
 export { markDetectionsPublished, markUpdatesPublished } from './mqtt-mark-published.js';
 export { outboxCounts, type OutboxCounts } from './mqtt-outbox-counts.js';
 export { skipUnpublished } from './mqtt-skip-unpublished.js';
+export { AUDIO_WITHHELD_CODE, withholdQueuedAudio } from './withhold-audio.js';

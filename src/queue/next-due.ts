@@ -1,27 +1,45 @@
 import { CLAIM_FROM } from './claim.js';
+import { DEFAULT_NO_AUDIO_AFTER_MS, type DetectionWaitOptions } from './claim-detections.js';
 import type { Queue } from './db.js';
 
 /**
- * The earliest time after `now` at which a waiting item's backoff ends, so the
- * uploader can sleep until then instead of polling. Items already due but waiting
- * for something else (a detection for its recording) are not counted: the uploader
- * is woken when that something happens.
+ * The earliest time after `now` at which an item a claim could take becomes due, so the
+ * uploader can sleep until then instead of polling:
  *
- * Only the index ranges claims read are looked at (FLAC recordings; detections
- * waiting for nothing or for audio), each with its own MIN so that every one is a
- * single index seek, however long the backlog.
+ * - a backoff ends (`next_attempt_at`), for recordings with FLAC audio and for detections
+ *   a claim may take;
+ * - a detection that waits for its recording's audio (none was spooled, or, with
+ *   `audioHeld`, the link holds audio back) reaches `noAudioAfterMs` since it was queued,
+ *   and goes without a soundscape (claim-detections.ts). Without this, such detections
+ *   went only at the uploader's next idle wake (`upload.probeIntervalSec`).
+ *
+ * Items waiting for something else (a detection for its recording's upload) are not
+ * counted: the uploader is woken when that happens. Each range is one index seek (the
+ * `*_due` indexes, and `detections_waiting` by creation time from the no-audio cutoff
+ * on), however long the backlog.
  */
-export function nextDueAt(q: Queue, now: number = Date.now()): number | null {
-  const row = q.stmt(NEXT_DUE).get({ now }) as { t: number | null } | undefined;
+export function nextDueAt(q: Queue, now: number = Date.now(), options: DetectionWaitOptions = {}): number | null {
+  const noAudioAfterMs = options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS;
+  const waits = options.audioWithheld || options.audioHeld ? [0, 1, 2] : [0, 2];
+  const audioWaits = options.audioWithheld ? [] : options.audioHeld ? [1, 2] : [2];
+  const row = q.stmt(nextDueSql(waits, audioWaits)).get({ now, no_audio_before: now - noAudioAfterMs, no_audio_after: noAudioAfterMs }) as
+    | { t: number | null }
+    | undefined;
   return row?.t ?? null;
 }
 
-const ranges = [
-  ...CLAIM_FROM.map((state) => `FROM recordings WHERE state = '${state}' AND audio_stage = 2`),
-  ...CLAIM_FROM.flatMap((state) => [0, 2].map((wait) => `FROM detections WHERE state = '${state}' AND recording_wait = ${wait}`)),
-];
-
-const NEXT_DUE =
-  `SELECT MIN(t) AS t FROM (` +
-  ranges.map((range) => `SELECT MIN(next_attempt_at) AS t ${range} AND next_attempt_at > @now`).join(' UNION ALL ') +
-  `)`;
+function nextDueSql(waits: readonly number[], audioWaits: readonly number[]): string {
+  const backoffs = [
+    ...CLAIM_FROM.map((state) => `FROM recordings WHERE state = '${state}' AND audio_stage = 2`),
+    ...CLAIM_FROM.flatMap((state) => waits.map((wait) => `FROM detections WHERE state = '${state}' AND recording_wait = ${wait}`)),
+  ].map((range) => `SELECT MIN(next_attempt_at) AS t ${range} AND next_attempt_at > @now`);
+  // The partial index's own condition first, so SQLite reads `detections_waiting` from the cutoff.
+  const noAudio = audioWaits.length
+    ? [
+        `SELECT MIN(created_at) + @no_audio_after AS t FROM detections INDEXED BY detections_waiting
+         WHERE state IN ('pending', 'sending', 'unknown') AND created_at > @no_audio_before
+           AND state != 'sending' AND recording_wait IN (${audioWaits.join(', ')}) AND hold_reason IS NULL`,
+      ]
+    : [];
+  return `SELECT MIN(t) AS t FROM (${[...backoffs, ...noAudio].join(' UNION ALL ')})`;
+}

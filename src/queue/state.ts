@@ -45,8 +45,8 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'unknown', to: 'sending', when: 'claimed for reconciliation' },
   { from: 'sending', to: 'failed', when: 'terminal failure' },
   { from: 'failed', to: 'pending', when: 'operator queue retry' },
-  { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired' },
-  { from: 'failed', to: 'dropped', when: 'operator queue drop' },
+  { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired; audio withheld (privacy.audio never)' },
+  { from: 'failed', to: 'dropped', when: 'operator queue drop; audio withheld (privacy.audio never)' },
 ];
 
 /** The states an item may be in to move to `to`, in table order. */

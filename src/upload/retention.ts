@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
 import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
+import { withholdQueuedAudio } from '../queue/withhold-audio.js';
 import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
 
 /**
@@ -45,6 +46,7 @@ export class RetentionSweeper {
   private async pass(): Promise<void> {
     const retentionMs = this.config.retention.keepUploadedDays * 86_400_000;
     try {
+      if (this.config.privacy.audio === 'never') await this.withholdAudio();
       const retired = retireAudiolessRecordings(this.queue, Date.now() - this.config.upload.noSoundscapeAfterSec * 1000);
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
@@ -63,6 +65,23 @@ export class RetentionSweeper {
       }
     } catch (err) {
       this.log.warn(`retention sweep: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * `privacy.audio: never` for what was queued before the switch: the recordings are
+   * dropped (their detections go without a soundscape) and their spooled audio is
+   * deleted at once. The first sweep runs at start, before anything is uploaded.
+   */
+  private async withholdAudio(): Promise<void> {
+    const files = withholdQueuedAudio(this.queue);
+    for (const f of files) {
+      await rm(f.spoolPath, { force: true });
+      if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });
+      clearSpoolPath(this.queue, f.recordingId);
+    }
+    if (files.length > 0) {
+      this.log.info({ recordings: files.length, policy: 'privacy' }, 'privacy.audio is never: soundscapes queued before are not uploaded, their audio is deleted');
     }
   }
 

@@ -21,7 +21,7 @@ export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQ
     savepoint: (fn) => q.write(fn),
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
-    nextDueAt: () => nextDueAt(q, now()),
+    nextDueAt: ({ now, ...waits }) => nextDueAt(q, now, waits),
     markUploaded: (kind, id, remoteId) => void markUploaded(q, kind, id, remoteId, { now: now() }),
     retryLater: (kind, id, args) => void markRetry(q, kind, id, { ...args, now: now() }),
     outcomeUnknown: (kind, id, args) => void markUnknown(q, kind, id, { ...args, now: now() }),

@@ -1,4 +1,8 @@
 import type { ClaimedDetection, ItemKind, RecordingItem } from '../queue/index.js';
+import type { DetectionWaitOptions } from '../queue/claim-detections.js';
+
+/** What detections whose soundscape waits or will not come wait for: the same for a claim and for the next wake. */
+type DetectionWaits = DetectionWaitOptions & { noAudioAfterMs: number };
 import type { CommitQueue } from './group-commit.js';
 
 /**
@@ -10,9 +14,9 @@ import type { CommitQueue } from './group-commit.js';
  */
 export interface UploadQueue extends CommitQueue {
   claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): RecordingItem[];
-  claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest'; noAudioAfterMs: number; audioHeld?: boolean }): ClaimedDetection[];
-  /** The earliest future `next_attempt_at` of a waiting item, to sleep until then. */
-  nextDueAt(): number | null;
+  claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest' } & DetectionWaits): ClaimedDetection[];
+  /** When the next item a claim with these waits could take becomes due (a backoff ends, a no-audio wait ends), to sleep until then. */
+  nextDueAt(args: { now: number } & DetectionWaits): number | null;
   markUploaded(kind: ItemKind, id: number, remoteId: number): void;
   /** Back to waiting after a transient failure; an item being reconciled stays `unknown`. */
   retryLater(kind: ItemKind, id: number, args: { error: string; code: string; nextAttemptAt: number }): void;

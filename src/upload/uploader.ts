@@ -21,6 +21,11 @@ export interface UploaderOptions {
   /** Detections whose audio could not be spooled go without a soundscape after this. */
   noSoundscapeAfterMs: number;
   /**
+   * No soundscape is uploaded at all (`privacy.audio: never`): recordings are never
+   * claimed, also those queued before the switch, and detections never wait for one.
+   */
+  audioWithheld?: () => boolean;
+  /**
    * The least time between an unknown outcome and the lookup that reconciles it. The
    * real service goes on storing a request after the client gave up on it, so looking
    * too soon finds nothing and the re-post duplicates. Default 0 (tests); the daemon
@@ -296,7 +301,10 @@ export class Uploader {
     this.newestFirst = !this.newestFirst;
 
     const soundscapePause = this.pauses.get('soundscape-format-rejected');
-    let recordingBudget = link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
+    const audioWithheld = this.options.audioWithheld?.() === true;
+    // What detections whose soundscape waits (or will never come) wait for: the claim and the next wake read the same.
+    const waits = { noAudioAfterMs: this.options.noSoundscapeAfterMs, audioHeld: link?.audio === false, audioWithheld };
+    let recordingBudget = audioWithheld || link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
     // Neither kind starves the other: recordings get at most half the free slots first
     // (with one free slot, every other fill), detections the rest, and recordings may
     // then take what detections left unused. A backlog of soundscapes cannot hold back
@@ -315,13 +323,7 @@ export class Uploader {
     };
     claimRecordings(Math.min(recordingShare, recordingBudget));
     if (started < slots) {
-      for (const item of this.queue.claimDetections({
-        now,
-        limit: slots - started,
-        order,
-        noAudioAfterMs: this.options.noSoundscapeAfterMs,
-        audioHeld: link?.audio === false,
-      })) {
+      for (const item of this.queue.claimDetections({ now, limit: slots - started, order, ...waits })) {
         launches.push(() => this.launch('detection', item));
         started++;
       }
@@ -329,7 +331,7 @@ export class Uploader {
     claimRecordings(Math.min(slots - started, recordingBudget));
     if (started > 0) return untilLinkChange(idle);
     if (probing) this.circuit.cancelProbe();
-    const next = this.queue.nextDueAt();
+    const next = this.queue.nextDueAt({ now, ...waits });
     return untilLinkChange(next == null ? idle : Math.min(idle, Math.max(10, next - now)));
   }
 

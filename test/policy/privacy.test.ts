@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
@@ -125,4 +126,48 @@ describe('privacy.audio never: detections only', () => {
     expect(statSync(lone).nlink).toBe(1);
     expect(policyLogLines(world.logLines)).toEqual([]);
   });
+
+  it('also withholds the soundscapes queued before the switch: their detections go without them, their audio is deleted', async () => {
+    world = await createAgentWorld();
+    // The service is down (nothing listens on its port): two recordings wait in the spool.
+    const serviceUrl = world.emulator.url;
+    const down = `http://127.0.0.1:${await closedPort()}`;
+    writeConfig(world.configPath, (c) => ({ ...c, service: { ...c.service, baseUrl: down } }));
+    copyFileSync(MAGPIE_WAV, path.join(world.inputDir, '20240224_160000.wav'));
+    writeResultsCsv(path.join(world.inputDir, '20240224_160000.BirdNET.results.csv'), '20240224_160000.wav', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
+    copyFileSync(MAGPIE_WAV, path.join(world.inputDir, '20240224_170000.wav'));
+    writeResultsCsv(path.join(world.inputDir, '20240224_170000.BirdNET.results.csv'), '20240224_170000.wav', [[3, 'Pica pica', 'Eurasian Magpie', 0.8]]);
+    const first = await world.startAgent();
+    await until('two recordings spooled, their uploads failing', () => {
+      const n = first.queue.stmt(`SELECT COUNT(*) AS n FROM recordings WHERE state = 'pending' AND attempts > 0 AND spool_path IS NOT NULL`).get() as { n: number };
+      return n.n === 2;
+    }, 30_000, describeWorld);
+    await world.stopAgent();
+    expect(spoolFiles(world.dataDir).length).toBeGreaterThanOrEqual(2);
+
+    // The owner switches audio off; the service is back.
+    writeConfig(world.configPath, (c) => ({ ...c, service: { ...c.service, baseUrl: serviceUrl }, privacy: { audio: 'never' } }));
+    await world.startAgent();
+    const counts = await world.waitDrained(30_000);
+    expect(counts.detections.uploaded).toBe(2);
+    expect(counts.recordings).toMatchObject({ uploaded: 0, dropped: 2 });
+    expect(await world.allSoundscapes()).toEqual([]);
+    const detections = await world.allDetections();
+    expect(detections).toHaveLength(2);
+    for (const d of detections) expect(d.soundscape ?? null).toBeNull();
+    expect(spoolFiles(world.dataDir).filter((f) => !f.startsWith('incoming'))).toEqual([]);
+  }, 90_000);
 });
+
+/** A port nothing listens on (taken, then let go): the service is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function writeConfig(file: string, change: (c: { service: { baseUrl: string } } & Record<string, unknown>) => Record<string, unknown>): void {
+  writeFileSync(file, JSON.stringify(change(JSON.parse(readFileSync(file, 'utf8')) as { service: { baseUrl: string } } & Record<string, unknown>), null, 2), { mode: 0o600 });
+}

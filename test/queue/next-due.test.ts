@@ -31,4 +31,19 @@ describe('nextDueAt', () => {
     enqueueRecording(q, { recording: recording(2, { spoolPath: '/s/2.wav', audioFormat: 'wav' }), detections: [] }, { now: T + 10_000 });
     expect(nextDueAt(q, T)).toBe(T + 30_000);
   });
+
+  it('counts a detection whose soundscape waits: due when noAudioAfterMs since it was queued has passed', () => {
+    // A recording without audio (the disk was low), and one with audio the link holds back.
+    enqueueRecording(q, { recording: recording(1, { spoolPath: null }), detections: [detection('noaudio', 0)] }, { now: T });
+    enqueueRecording(q, { recording: recording(2), detections: [detection('held', 0)] }, { now: T - 30_000 });
+    expect(nextDueAt(q, T + 1_000, { noAudioAfterMs: 60_000 })).toBe(T + 60_000);
+    // The link holds audio: the other detection is due at its own time, 30 s earlier.
+    expect(nextDueAt(q, T + 1_000, { noAudioAfterMs: 60_000, audioHeld: true })).toBe(T + 30_000);
+    expect(nextDueAt(q, T + 30_000, { noAudioAfterMs: 60_000, audioHeld: true })).toBe(T + 60_000);
+    // Audio withheld for good: nothing to wait for, both are due now (not after now).
+    expect(nextDueAt(q, T + 1_000, { noAudioAfterMs: 60_000, audioWithheld: true })).toBeNull();
+    // A claim at that time takes them: next-due and the claim agree.
+    expect(claimDetections(q, { now: T + 30_000, limit: 5, order: 'oldest', noAudioAfterMs: 60_000, audioHeld: true })).toHaveLength(1);
+    expect(claimDetections(q, { now: T + 60_000, limit: 5, order: 'oldest', noAudioAfterMs: 60_000, audioHeld: true })).toHaveLength(1);
+  });
 });

@@ -136,4 +136,32 @@ describe('upload windows and data budget (real agent, local service)', () => {
     daemon.uploader.notify();
     await until('second soundscape', async () => ((await world!.allSoundscapes()).length === 2 ? true : undefined));
   });
+
+  it('detections whose soundscape waits for the budget go when upload.noSoundscapeAfterSec ends, not at the next idle wake', async () => {
+    // The idle wake an hour away: only the detections' own due time can bring them out.
+    world = await createAgentWorld({
+      config: { upload: { concurrency: 1, audioBytesPerDay: 1, noSoundscapeAfterSec: 3, probeIntervalSec: 3_600 }, input: { minConfidence: 0.15 } },
+    });
+    addRecording(world, 'a', 0);
+    const daemon = await world.startAgent();
+    // The first soundscape spends the budget; its detections follow it.
+    const first = await world.waitDrained();
+    expect(await world.allSoundscapes()).toHaveLength(1);
+    expect(daemon.link.verdict().audio).toBe(false);
+
+    // A second recording: its soundscape waits for tomorrow, its detections for noSoundscapeAfterSec.
+    addRecording(world, 'b', 1);
+    await until('b queued', () => (world!.counts().detections.pending > 0 ? true : undefined));
+    const posted = await until(
+      'b\'s detections posted without their soundscape',
+      () => {
+        const c = world!.counts();
+        return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > first.detections.uploaded ? c : undefined;
+      },
+      40_000,
+    );
+    expect(posted.recordings.pending).toBe(1);
+    expect(await world.allSoundscapes()).toHaveLength(1);
+    expect(await world.allDetections()).toHaveLength(posted.detections.uploaded);
+  }, 60_000);
 });

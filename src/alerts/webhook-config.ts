@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.js';
-import { ConfigError } from '../config/index.js';
+import { ConfigError } from '../config/errors.js';
 import { SecretFileError, readSecretFile } from '../config/secret-files.js';
 import type { WebhookOptions } from './webhook.js';
 

@@ -2,13 +2,13 @@ export { ConfigError } from './errors.js';
 export {
   DEFAULT_CONFIG_PATH,
   loadConfig,
-  parseConfig,
   requireToken,
   type ConfigOverrides,
   type LoadConfigOptions,
   type LoadedConfig,
   type TokenSource,
 } from './load.js';
+export { parseConfig } from './validate.js';
 export { redactConfig } from './show.js';
 export { REDACTED, redactUrl, urlPassword } from '../wire/redact.js';
 export { renderConfigReference } from './reference.js';

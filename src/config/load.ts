@@ -1,15 +1,13 @@
 import path from 'node:path';
 import { ConfigError } from './errors.js';
-import { readEnvironment } from './env.js';
-import { formatIssues } from './issues.js';
-import { findJsonSyntaxError } from './json-syntax.js';
-import { folderOverlapProblem } from './folder-overlap.js';
-import { deepMerge, deleteAt, getAt, isPlainObject, leafPaths, setAt } from './merge.js';
-import { configSchema, type Config, type ConfigInput } from './schema.js';
-import { configKeys } from './schema-keys.js';
-import { redactText, redactUrl, urlPassword } from '../wire/redact.js';
+import { isPlainObject } from './merge.js';
+import type { Config, ConfigInput } from './schema.js';
+import { redactUrl } from '../wire/redact.js';
 import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
+import { folderOverlapProblem } from './folder-overlap.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
+import { configCacheKey, expectedDataDir, readConfigCache, writeConfigCache, type ConfigCacheEntry } from './cache.js';
 
 /**
  * Loading the configuration. Precedence: defaults < config file < environment < flags.
@@ -47,6 +45,11 @@ export interface LoadConfigOptions {
   overrides?: ConfigOverrides | undefined;
   /** Base of relative paths from the environment and flags; default `process.cwd()`. */
   cwd?: string;
+  /**
+   * Use the validated config of the last start when nothing it depends on changed
+   * (cache.ts). Default true; `config validate` and `doctor` validate every time.
+   */
+  cache?: boolean;
 }
 
 export interface LoadedConfig {
@@ -59,17 +62,9 @@ export interface LoadedConfig {
   tokenSource: TokenSource;
 }
 
-const FLAG_SOURCE = 'a command-line flag';
-
-interface Layer {
-  name: 'file' | 'env' | 'flags';
-  values: Record<string, unknown>;
-}
-
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const warnings: string[] = [];
 
   const named = options.path ?? (env.STATION_AGENT_CONFIG || undefined);
   const file = path.resolve(cwd, named ?? DEFAULT_CONFIG_PATH);
@@ -77,61 +72,36 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const fileValues = await readConfigFile(file, named !== undefined, fromEnv);
   const filePath = fileValues ? file : null;
   const context = filePath ? `config file ${filePath}` : `no config file at ${file}`;
-  if (!fileValues) {
-    warnings.push(
-      `no config file at ${file} (set STATION_AGENT_CONFIG or pass a path to use another); using defaults, environment and flags only`,
-    );
+  const noFile = fileValues
+    ? []
+    : [`no config file at ${file} (set STATION_AGENT_CONFIG or pass a path to use another); using defaults, environment and flags only`];
+
+  const useCache = options.cache !== false;
+  const cacheInputs = { file: filePath, fileValues, env, overrides: options.overrides, cwd };
+  const key = useCache ? await configCacheKey(cacheInputs) : '';
+  const dataDir = expectedDataDir(cacheInputs, DEFAULT_DATA_DIR);
+  let entry = useCache ? await readConfigCache(dataDir, key) : null;
+  let token: string | undefined;
+  if (entry) {
+    token = cachedToken(entry, fileValues, env);
+    // A token of the wrong shape is the schema's to report.
+    if (token !== undefined && !/^\S+$/.test(token)) entry = null;
   }
-
-  const fileLayer: Layer = { name: 'file', values: fileValues ?? {} };
-  resolvePaths(fileLayer.values, path.dirname(file));
-
-  const environment = readEnvironment(env);
-  warnings.push(...environment.warnings);
-  const envLayer: Layer = { name: 'env', values: environment.values };
-  resolvePaths(envLayer.values, cwd);
-
-  const flagValues = (deepMerge({}, options.overrides ?? {}) ?? {}) as Record<string, unknown>;
-  if (getAt(flagValues, ['service', 'token']) !== undefined) {
-    throw new ConfigError(
-      ['service.token cannot be given as a flag (other users can read command lines); use STATION_AGENT_TOKEN or service.tokenFile'],
-      filePath,
-      context,
-    );
+  if (!entry) {
+    // zod and the schema load only here (cache.ts says why).
+    const { validateLayers } = await import('./validate.js');
+    const validated = validateLayers({ file, filePath, fileValues, context, env, cwd, overrides: options.overrides });
+    entry = { key, ...validated };
+    token = validated.config.service.token;
+    if (useCache && validated.config.dataDir === dataDir) await writeConfigCache(dataDir, entry);
   }
-  const flagLayer: Layer = { name: 'flags', values: flagValues };
-  resolvePaths(flagLayer.values, cwd);
-
-  const layers = [fileLayer, envLayer, flagLayer];
-  // Problems never echo a token key's value; a token pasted into another key is removed too.
-  const secrets = [
-    env.STATION_AGENT_ADMIN_TOKEN,
-    ...layers.map((l) => getAt(l.values, ['service', 'token'])),
-    // A broker password written into mqtt.url is as secret as the token.
-    ...layers.map((l) => urlPassword(asString(getAt(l.values, ['mqtt', 'url'])))),
-  ].filter((s): s is string => typeof s === 'string');
-  const tokenWarning = settleTokenConflict(layers);
-  if (tokenWarning) warnings.push(tokenWarning);
-
-  const merged = layers.reduce<unknown>((acc, layer) => deepMerge(acc, layer.values), {});
-  const flagIds = new Set(leafPaths(flagLayer.values).map((p) => p.join('.')));
-  const sourceOf = (id: string): string | undefined => {
-    if (flagIds.has(id)) return FLAG_SOURCE;
-    return environment.sources.get(id);
-  };
-
-  const parsed = configSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p, secrets));
-    throw new ConfigError(problems, filePath, context);
-  }
-  const config = parsed.data;
+  const config: Config = structuredClone(entry.config);
+  const warnings = [...noFile, ...entry.warnings];
+  // What the file system says is checked at every start: a folder moved, a file's mode.
   const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
   if (overlap) throw new ConfigError([overlap], filePath, context);
 
-  let tokenSource: TokenSource = null;
-  if (config.service.tokenFile !== undefined) {
-    tokenSource = 'tokenFile';
+  if (entry.tokenSource === 'tokenFile' && config.service.tokenFile !== undefined) {
     try {
       const secret = await readSecretFile('service.tokenFile', config.service.tokenFile, { oneWord: true });
       config.service.token = secret.value;
@@ -140,28 +110,31 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
       if (err instanceof SecretFileError) throw new ConfigError([err.message], filePath, context, { cause: err });
       throw err;
     }
-  } else if (config.service.token !== undefined) {
-    tokenSource = getAt(envLayer.values, ['service', 'token']) !== undefined ? 'env' : 'file';
+  } else if (token !== undefined) {
+    config.service.token = token;
+  } else {
+    delete (config.service as { token?: string }).token;
   }
 
-  if (filePath && typeof getAt(fileLayer.values, ['service', 'token']) === 'string') {
+  const service = fileValues?.service;
+  if (filePath && isPlainObject(service) && typeof service.token === 'string') {
     const loose = await looseModeWarning(filePath, 'config file');
     if (loose) warnings.push(loose);
   }
   const plain = plainHttpWarning(config.service.baseUrl);
   if (plain) warnings.push(plain);
 
-  return { config, path: filePath, warnings, tokenSource };
+  return { config, path: filePath, warnings, tokenSource: entry.tokenSource };
 }
 
-/**
- * Validates a config object without files or environment (tests, embedding). Relative
- * paths stay as given and a token file is not read.
- */
-export function parseConfig(input: unknown, file: string | null = null): Config {
-  const parsed = configSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues), file);
-  return parsed.data;
+/** The token of a cached config, from where it came from at validation (the entry never holds it). */
+function cachedToken(entry: ConfigCacheEntry, fileValues: Record<string, unknown> | null, env: NodeJS.ProcessEnv): string | undefined {
+  if (entry.tokenSource === 'env') return env[entry.tokenVariable ?? 'STATION_AGENT_TOKEN'] || undefined;
+  if (entry.tokenSource === 'file') {
+    const service = fileValues?.service;
+    return isPlainObject(service) && typeof service.token === 'string' ? service.token : undefined;
+  }
+  return undefined;
 }
 
 /** The token, for commands that talk to the service; a ConfigError saying how to set one otherwise. */
@@ -194,45 +167,14 @@ async function readConfigFile(file: string, named: boolean, fromEnv: boolean): P
   try {
     value = JSON.parse(text);
   } catch {
+    // The scanner that finds where is loaded only for a file that needs it.
+    const { findJsonSyntaxError } = await import('./json-syntax.js');
     const where = findJsonSyntaxError(text);
     const detail = where ? `: ${where.message} at line ${where.line}, column ${where.column}` : '';
     throw new ConfigError([`the file is not valid JSON${detail}`], file, context);
   }
   if (!isPlainObject(value)) throw new ConfigError(['the file must hold a JSON object ({ ... })'], file, context);
   return value;
-}
-
-function asString(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
-
-function resolvePaths(values: Record<string, unknown>, base: string): void {
-  for (const key of configKeys()) {
-    if (key.meta.path !== true) continue;
-    const value = getAt(values, key.path);
-    if (typeof value === 'string' && value !== '') setAt(values, key.path, path.resolve(base, value));
-  }
-}
-
-/**
- * `service.token` and `service.tokenFile` exclude each other. Set in the same layer,
- * the schema reports it; set in different layers, the higher layer wins (an exported
- * STATION_AGENT_TOKEN beats the file's tokenFile) and the other is dropped with a warning.
- */
-function settleTokenConflict(layers: Layer[]): string | null {
-  const top = (key: string) => layers.findLastIndex((l) => getAt(l.values, ['service', key]) !== undefined);
-  const tokenAt = top('token');
-  const fileAt = top('tokenFile');
-  if (tokenAt < 0 || fileAt < 0 || tokenAt === fileAt) return null;
-  const [loser, winner] = tokenAt > fileAt ? ['tokenFile', 'token'] : ['token', 'tokenFile'];
-  const winnerLayer = layers[Math.max(tokenAt, fileAt)].name;
-  const loserLayer = layers[Math.min(tokenAt, fileAt)].name;
-  for (const layer of layers.slice(0, Math.max(tokenAt, fileAt))) deleteAt(layer.values, ['service', loser]);
-  return `service.${winner} from the ${layerWords(winnerLayer)} replaces service.${loser} from the ${layerWords(loserLayer)}`;
-}
-
-function layerWords(name: Layer['name']): string {
-  return name === 'file' ? 'config file' : name === 'env' ? 'environment' : 'command line';
 }
 
 function plainHttpWarning(baseUrl: string): string | null {

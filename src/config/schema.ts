@@ -3,6 +3,7 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { CONFIG_RANGES } from '../wire/types.js';
 import { parseTimeRange } from './time-range.js';
+import { DEFAULT_DATA_DIR } from './data-dir.js';
 
 /**
  * The configuration schema: the single source of truth that validates the config,
@@ -649,7 +650,7 @@ export const configSchema = z.strictObject({
   station: withRequiredKeys(stationSchema).describe('Where the station is.'),
   input: withRequiredKeys(inputSchema).describe('The analyzer\'s output: where it is, how to read it, what to do with it after upload.'),
   dataDir: pathString()
-    .default('/var/lib/station-agent')
+    .default(DEFAULT_DATA_DIR)
     .describe('Folder of the queue database and the audio spool. Must be on a file system that survives reboots, and apart from `input.dir` (neither inside the other, compared by real path).')
     .meta({ examples: ['/var/lib/station-agent'], path: true }),
   upload: uploadSchema.prefault({}).describe('How the queue is sent to the service.'),

@@ -1,8 +1,8 @@
-import { loadConfig, type Config, type LoadConfigOptions } from '../config/index.js';
+import { loadConfig, type LoadConfigOptions } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/index.js';
 import type { Component } from './component.js';
-import { reloadable } from './reload-keys.js';
 
 /**
  * A reload (a changed config or token file, SIGHUP): reads the config again and hands
@@ -26,6 +26,8 @@ export async function reloadConfig(
     return;
   }
   log.info(`${why}: reloading the config`);
+  // The key table walks the schema: loaded at the first reload, not at every start.
+  const { reloadable } = await import('./reload-keys.js');
   const { config, needRestart } = reloadable(running, next);
   if (config.log.level !== log.level) {
     log.level = config.log.level;

@@ -1,5 +1,6 @@
 import type { IClientOptions } from 'mqtt';
-import { redactUrl, urlPassword, type MqttConfig } from '../config/index.js';
+import type { MqttConfig } from '../config/schema.js';
+import { redactUrl, urlPassword } from '../wire/redact.js';
 import { fileProblem, readSecretFile } from '../config/secret-files.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { redactText } from '../wire/redact.js';

@@ -1,4 +1,5 @@
-import { redactUrl, type Config } from '../config/index.js';
+import type { Config } from '../config/schema.js';
+import { redactUrl } from '../wire/redact.js';
 import type { FileInError, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';

@@ -88,6 +88,18 @@ describe('lazy loading', () => {
     expect([...loaded.own].filter((f) => /^(ingest|audio|alerts|mqtt|metrics)\/|^api\/(client|transport)\.js$|^upload\/uploader\.js$/.test(f))).toEqual([]);
   });
 
+  it('status with the config unchanged since the last load skips the schema (zod): the validated config is cached in dataDir', async () => {
+    const first = path.join(tmp.dir, 'status-first.trace');
+    const second = path.join(tmp.dir, 'status-second.trace');
+    // The first load validates (and writes the cache unless an earlier test did); the second finds it.
+    expect((await runCli(['status', '--json', '--offline', '--config', config], { env: traceEnv(first) })).code).toBe(0);
+    const result = await runCli(['status', '--json', '--offline', '--config', config], { env: traceEnv(second) });
+    expect(result.code, result.stderr).toBe(0);
+    const loaded = readTrace(second);
+    expect(loaded.packages.has('zod'), 'zod').toBe(false);
+    expect([...loaded.own].filter((f) => /^config\/(validate|schema|schema-keys|issues)\.js$/.test(f))).toEqual([]);
+  });
+
   it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server or FLAC encoder', async () => {
     const trace = path.join(tmp.dir, 'run.trace');
     const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {

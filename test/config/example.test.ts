@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { getAt } from '../../src/config/merge.js';
 import { configKeys } from '../../src/config/schema-keys.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 
 /** The keys of the metered-link policies and the alerts: validated with messages naming the key, env-overridable. */

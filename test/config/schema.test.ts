@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { systemTimeZone } from '../../src/config/schema.js';
 import { minimalConfig } from './config-files.js';
 

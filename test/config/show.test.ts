@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { redactConfig } from '../../src/config/show.js';
 import { minimalConfig } from './config-files.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { Labels } from '../../src/ingest/labels.js';
 import type { ParsedDetection } from '../../src/ingest/types.js';
 import { createStationPolicy } from '../../src/policy/recording-policy.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { enqueueWithPolicy } from '../../src/policy/enqueue.js';
 import { createStationPolicy } from '../../src/policy/recording-policy.js';
 import { getItem, spoolFilesToDelete, type Queue } from '../../src/queue/index.js';

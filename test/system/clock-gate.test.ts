@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/validate.js';
 import { ClockGate } from '../../src/daemon/clock-gate.js';
 import { EventBus } from '../../src/daemon/events.js';
 import { openQueue, type Queue } from '../../src/queue/index.js';

@@ -15,7 +15,8 @@ export async function validateAction(flags: ConfigFlags): Promise<void> {
   const out = createOutput();
   let loaded: LoadedConfig;
   try {
-    loaded = await loadConfig({ path: flags.config });
+    // Validates every time, whatever the cache holds.
+    loaded = await loadConfig({ path: flags.config, cache: false });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     if (flags.json) {

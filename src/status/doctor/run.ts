@@ -23,7 +23,7 @@ export interface DoctorOptions {
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   let loaded;
   try {
-    loaded = await loadConfig({ path: options.configPath });
+    loaded = await loadConfig({ path: options.configPath, cache: false });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const check = result('config', 'config valid', 'fail', err.problems.join('; '), `fix the keys named (${err.file ?? 'no config file'}); \`station-agent config validate\` lists them one per line`, {

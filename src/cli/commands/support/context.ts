@@ -15,7 +15,7 @@ export interface ConfigFlags {
 }
 
 export async function loadCliConfig(flags: ConfigFlags): Promise<LoadedConfig> {
-  const { loadConfig } = await import('../../../config/index.js');
+  const { loadConfig } = await import('../../../config/load.js');
   return loadConfig({ path: flags.config });
 }
 

@@ -1,0 +1,110 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_CACHE_FILE } from '../../src/config/cache.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadConfig } from '../../src/config/load.js';
+import { tempDir } from '../helpers/paths.js';
+import { minimalConfig, writeConfig, type ConfigObject } from './config-files.js';
+
+/**
+ * The validated config of the last start, kept in dataDir (src/config/cache.ts): a start
+ * whose inputs did not change skips the schema, and gets exactly what validation gives;
+ * any change of the inputs validates again, and the token is never written down.
+ */
+const TOKEN = 'tok-cache-5d81e3a9c2';
+
+let dir: string;
+let dataDir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir('station-agent-config-cache-'));
+  dataDir = path.join(dir, 'data');
+  mkdirSync(dataDir);
+});
+afterEach(() => cleanup());
+
+const cacheFile = () => path.join(dataDir, CONFIG_CACHE_FILE);
+function config(extra: Partial<ConfigObject> = {}): ConfigObject {
+  const c = minimalConfig();
+  return { ...c, ...extra, dataDir, service: { ...c.service, token: TOKEN, ...(extra.service ?? {}) } };
+}
+
+describe('the config cache', () => {
+  it('gives a second load exactly what validation gave, and writes no token', async () => {
+    const file = writeConfig(dir, config({ upload: { windows: ['22:00-06:00'] } }));
+    const first = await loadConfig({ path: file, env: {} });
+    const entry = readFileSync(cacheFile(), 'utf8');
+    expect(statSync(cacheFile()).mode & 0o777).toBe(0o600);
+    expect(entry).not.toContain(TOKEN);
+    const second = await loadConfig({ path: file, env: {} });
+    expect(second).toEqual(first);
+    expect(second.config.service.token).toBe(TOKEN);
+    // The hit wrote nothing.
+    expect(readFileSync(cacheFile(), 'utf8')).toBe(entry);
+  });
+
+  it('validates again when the file, the environment or a flag changes', async () => {
+    const file = writeConfig(dir, config({ upload: { concurrency: 2 } }));
+    expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(2);
+    writeConfig(dir, config({ upload: { concurrency: 3 } }));
+    expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(3);
+    expect((await loadConfig({ path: file, env: { STATION_AGENT_UPLOAD_CONCURRENCY: '4' } })).config.upload.concurrency).toBe(4);
+    expect((await loadConfig({ path: file, env: {}, overrides: { upload: { concurrency: 5 } } })).config.upload.concurrency).toBe(5);
+    // An invalid change is refused like any invalid config, whatever was cached.
+    writeConfig(dir, config({ upload: { concurrency: 99 } }));
+    await expect(loadConfig({ path: file, env: {} })).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('takes the token from its source at every load: a changed token file or inline token is used, a bad one refused', async () => {
+    const tokenFile = path.join(dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const c = config();
+    delete c.service.token;
+    const file = writeConfig(dir, { ...c, service: { ...c.service, tokenFile } });
+    expect((await loadConfig({ path: file, env: {} })).config.service.token).toBe(TOKEN);
+    writeFileSync(tokenFile, 'tok-new-0a1b2c3d\n');
+    chmodSync(tokenFile, 0o644);
+    const reloaded = await loadConfig({ path: file, env: {} });
+    expect(reloaded.config.service.token).toBe('tok-new-0a1b2c3d');
+    expect(reloaded.warnings.join(' ')).toMatch(/service\.tokenFile/); // readable by others now: checked again
+
+    const inline = writeConfig(dir, config(), 0o600, 'inline.json');
+    expect((await loadConfig({ path: inline, env: {} })).config.service.token).toBe(TOKEN);
+    writeConfig(dir, config({ service: { token: 'tok-other-99aa77' } }), 0o600, 'inline.json');
+    expect((await loadConfig({ path: inline, env: {} })).config.service.token).toBe('tok-other-99aa77');
+    writeConfig(dir, config({ service: { token: 'has white space' } }), 0o600, 'inline.json');
+    await expect(loadConfig({ path: inline, env: {} })).rejects.toThrow(/service\.token must not contain white space/);
+
+    const fromEnv = await loadConfig({ path: file, env: { STATION_AGENT_TOKEN: 'tok-env-1234abcd' } });
+    expect(fromEnv.config.service.token).toBe('tok-env-1234abcd');
+    expect((await loadConfig({ path: file, env: { STATION_AGENT_TOKEN: 'tok-env-5678efgh' } })).config.service.token).toBe('tok-env-5678efgh');
+    for (const name of readdirSync(dataDir)) {
+      const text = readFileSync(path.join(dataDir, name), 'utf8');
+      for (const token of [TOKEN, 'tok-new-0a1b2c3d', 'tok-other-99aa77', 'tok-env-1234abcd', 'tok-env-5678efgh']) expect(text).not.toContain(token);
+    }
+  });
+
+  it('checks the folders at every load: dataDir moved inside input.dir is refused though the file is unchanged', async () => {
+    const input = path.join(dir, 'input');
+    mkdirSync(input);
+    const file = writeConfig(dir, config({ input: { dir: input } }));
+    await loadConfig({ path: file, env: {} });
+    // dataDir becomes a link into the input folder: only the real paths say so.
+    const { renameSync, symlinkSync } = await import('node:fs');
+    renameSync(dataDir, path.join(input, 'data'));
+    symlinkSync(path.join(input, 'data'), dataDir);
+    await expect(loadConfig({ path: file, env: {} })).rejects.toThrow(/inside/);
+  });
+
+  it('is not used with cache: false (config validate, doctor)', async () => {
+    const file = writeConfig(dir, config());
+    await loadConfig({ path: file, env: {} });
+    // A cache entry that lies is believed only by a load that uses the cache.
+    const entry = JSON.parse(readFileSync(cacheFile(), 'utf8')) as { config: { upload: { concurrency: number } } };
+    entry.config.upload.concurrency = 7;
+    writeFileSync(cacheFile(), JSON.stringify(entry));
+    expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(7);
+    expect((await loadConfig({ path: file, env: {}, cache: false })).config.upload.concurrency).not.toBe(7);
+  });
+});

@@ -17,3 +17,18 @@ export interface Component {
    */
   reload?(next: Config): Promise<void> | void;
 }
+
+/**
+ * Stops `components` in the reverse of their start order. A component whose stop fails is
+ * logged and passed over: the ones before it still stop, and the caller still closes the
+ * database and releases the lock.
+ */
+export async function stopInReverse(components: readonly Component[], onError: (name: string, err: unknown) => void): Promise<void> {
+  for (const component of [...components].reverse()) {
+    try {
+      await component.stop();
+    } catch (err) {
+      onError(component.name, err);
+    }
+  }
+}

@@ -17,7 +17,7 @@ import type { UploadObserver } from '../upload/ports.js';
 import type { Uploader } from '../upload/uploader.js';
 import { AlertsComponent } from './alerts.js';
 import { ClockGate } from './clock-gate.js';
-import type { Component } from './component.js';
+import { stopInReverse, type Component } from './component.js';
 import { ConfigFilesComponent } from './config-files.js';
 import { ConfigSyncComponent } from './config-sync.js';
 import { DiskMonitor } from './disk-monitor.js';
@@ -151,8 +151,8 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   ];
   const started: Component[] = [];
   const stopAll = async () => {
-    for (const component of started.splice(0).reverse()) await component.stop();
-    await client.close();
+    await stopInReverse(started.splice(0), (name, err) => log.error(`${name} did not stop cleanly: ${errorMessage(err)}`));
+    await client.close().catch(() => {});
     queue.close();
     lock.release();
   };

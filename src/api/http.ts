@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { NetworkError, OutcomeUnknownError } from './errors.js';
 import type { ApiError } from './errors.js';
+import { deadline } from '../system/deadline.js';
 import { redactText } from '../wire/redact.js';
 
 /**
@@ -15,8 +16,15 @@ import { redactText } from '../wire/redact.js';
  *   the request line to a connected socket, so any failure before that call (DNS,
  *   connection refused, connect timeout, TLS, a caller's abort while queued) left
  *   nothing at the service. Every failure after it (reset, "other side closed",
- *   headers/body timeout, a caller's abort, a truncated response) is
- *   `OutcomeUnknownError`: the service may have stored the item.
+ *   headers/body timeout, the total deadline, a caller's abort, a truncated response)
+ *   is `OutcomeUnknownError`: the service may have stored the item.
+ *
+ * Every exchange has a total deadline of `timeoutMs` (system/deadline.ts) beside
+ * undici's idle timeouts, which restart at each byte: a peer that answers one byte
+ * every few seconds would otherwise hold the request for ever. The deadline firing is
+ * classified like any abort: before `onRequestStart` (still queued for a connection
+ * or connecting) nothing was written; after it, the outcome is unknown (the service
+ * may be storing the data while the answer trickles).
  *
  * The stale keep-alive case falls out of this rule: a POST written to a socket the
  * server had just closed fails with UND_ERR_SOCKET/ECONNRESET *after*
@@ -36,7 +44,7 @@ export interface WireRequest {
   display: string;
   headers: Record<string, string>;
   body?: string | Readable;
-  /** Headers timeout and body (between chunks) timeout. */
+  /** The whole exchange's time limit, from the dispatch to the complete response; also undici's headers and body idle timeouts. */
   timeoutMs: number;
   signal?: AbortSignal;
   /** Strings that must never appear in an error message (the tokens). */
@@ -84,6 +92,7 @@ const DESCRIPTIONS: Record<string, string> = {
   EPIPE: 'connection broken while sending',
   UND_ERR_ABORTED: 'request aborted',
   ABORTED: 'aborted by the caller',
+  ERR_DEADLINE: 'total time limit reached',
   UND_ERR_RES_EXCEEDED_MAX_SIZE: `response larger than ${MAX_RESPONSE_BYTES} bytes`,
 };
 
@@ -91,6 +100,7 @@ const DESCRIPTIONS: Record<string, string> = {
 export function send(dispatcher: Dispatcher, req: WireRequest): Promise<WireResponse> {
   return new Promise<WireResponse>((resolve, reject) => {
     const { signal } = req;
+    const limit = deadline(req.timeoutMs, signal);
     let settled = false;
     let started = false;
     let controller: Dispatcher.DispatchController | undefined;
@@ -102,30 +112,31 @@ export function send(dispatcher: Dispatcher, req: WireRequest): Promise<WireResp
     const finish = (err: ApiError | null, res?: WireResponse): void => {
       if (settled) return;
       settled = true;
-      signal?.removeEventListener('abort', onAbort);
+      limit.clear();
+      limit.signal.removeEventListener('abort', onAbort);
       if (err) reject(err);
       else resolve(res as WireResponse);
     };
 
     function onAbort(): void {
-      const reason = abortError(signal);
+      const reason = abortError(limit.signal);
       // Not yet on a socket: undici would only notice at onRequestStart (after a
       // connect that may take long), so settle now and cancel it there.
-      finish(transportError(reason, started, req, 'ABORTED'));
+      finish(transportError(reason, started, req, limit.expired ? 'ERR_DEADLINE' : 'ABORTED'));
       if (started && controller) controller.abort(reason);
     }
 
-    if (signal?.aborted) {
-      finish(transportError(abortError(signal), false, req, 'ABORTED'));
+    if (limit.signal.aborted) {
+      finish(transportError(abortError(limit.signal), false, req, 'ABORTED'));
       return;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
+    limit.signal.addEventListener('abort', onAbort, { once: true });
 
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
         if (settled) {
-          c.abort(abortError(signal));
+          c.abort(abortError(limit.signal));
           return;
         }
         started = true;

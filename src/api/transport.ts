@@ -28,9 +28,9 @@ export interface ServiceClientOptions {
    */
   adminToken?: string;
   stationId?: number;
-  /** Headers timeout and body (between chunks) timeout of every call. Default 30 000 ms. */
+  /** Time limit of every call, from its dispatch to the complete response (system/deadline.ts); undici's headers and body idle timeouts too. Default 30 000 ms. */
   timeoutMs?: number;
-  /** Same for soundscape uploads (the service answers after storing the audio). Default 120 000 ms. */
+  /** The same limit for soundscape uploads (the audio is sent, and the service answers after storing it). Default 120 000 ms. */
   uploadTimeoutMs?: number;
   /** TCP (and TLS) connect timeout. Default 10 000 ms. */
   connectTimeoutMs?: number;

@@ -194,6 +194,6 @@ describe('the service refusing, and faults', () => {
     emulator.setFaults({ timeout: 1 });
     const err = await client.postDetection({ timestamp: isoWithOffset(2), ...BLACKBIRD }, { timeoutMs: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OutcomeUnknownError);
-    expect(err).toMatchObject({ cause_code: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(err).toMatchObject({ cause_code: 'ERR_DEADLINE' });
   });
 });

@@ -4,7 +4,7 @@ import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import { createCpuGroup, createMemoryGroup } from './cgroup.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, procStatusKb, startNode } from './proc.js';
+import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNode, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { ravenTable, recordingBaseName } from './result-files.js';
 import { startCountingService } from './stored-detections.js';
@@ -49,7 +49,8 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
     env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${OLD_SPACE_MB}` },
   });
   let seconds: number;
-  let peakKb: number | null;
+  let peak: MemoryKb | null;
+  const sampler = new MemorySampler(agent.pid);
   try {
     memory?.add(agent.pid);
     cpu?.add(agent.pid);
@@ -62,17 +63,18 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
     ]);
     // The last soundscape was uploaded before its detections: every recording is in.
     seconds = (performance.now() - started) / 1000;
-    peakKb = procStatusKb(agent.pid, 'VmHWM');
+    peak = sampler.stop();
   } finally {
+    sampler.stop();
     await agent.stop();
     await service.close();
     cpu?.remove();
     memory?.remove();
   }
   const groupPeak = memory?.maxUsageBytes() ?? null;
-  const peakMb = peakKb == null ? null : peakKb / 1024;
+  const peakMb = peak == null ? null : peak.vmHwm / 1024;
   const realTime = (n * SOUNDSCAPE_SECONDS) / seconds;
-  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, --max-old-space-size=${OLD_SPACE_MB}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak RSS ${peakMb?.toFixed(1)} MB`);
+  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, --max-old-space-size=${OLD_SPACE_MB}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak ${peak ? formatMemory(peak, peak.vmHwm) : '-'}`);
   const detail = {
     recordings: n,
     seconds,
@@ -81,9 +83,10 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
     memoryLimitMb: memory ? MEMORY_LIMIT / 1048576 : null,
     maxOldSpaceMb: OLD_SPACE_MB,
     groupMaxUsageMb: groupPeak == null ? null : groupPeak / 1048576,
+    peak: memoryDetail(peak),
   };
   return [
-    figure({ id: 'backlog.peakRss', name: `memory: agent peak RSS, ${n}-recording backlog (${limits})`, value: peakMb, unit: 'MB', digits: 1, target: { op: '<=', value: 100 }, detail }),
+    figure({ id: 'backlog.peakRss', name: `memory: agent peak RSS, ${n}-recording backlog (${limits}${peak ? `; ${split(peak)}` : ''})`, value: peakMb, unit: 'MB', digits: 1, target: { op: '<=', value: 100 }, detail }),
     figure({ id: 'backlog.realTime', name: `backlog: ingest + drain rate (${limits})`, value: realTime, unit: 'x real time', digits: 2, target: { op: '>=', value: 1 }, detail: { baseline: 'one 15 s recording every 15 s = 1.0 x' } }),
   ];
 }

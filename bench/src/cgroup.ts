@@ -19,7 +19,13 @@ export interface MemoryGroup extends Cgroup {
   maxUsageBytes(): number | null;
 }
 
+/** The group's CPU time so far (cpuacct.usage: all its processes and their children, exited ones included), seconds. */
+export interface AccountingGroup extends Cgroup {
+  cpuSeconds(): number;
+}
+
 const CPU_ROOT = '/sys/fs/cgroup/cpu';
+const CPUACCT_ROOT = '/sys/fs/cgroup/cpuacct';
 const MEMORY_ROOT = '/sys/fs/cgroup/memory';
 const PERIOD_US = 100_000;
 
@@ -42,6 +48,48 @@ export function createMemoryGroup(name: string, limitBytes: number): MemoryGroup
       } catch {
         return null;
       }
+    },
+  };
+}
+
+export function createCpuacctGroup(name: string): AccountingGroup | null {
+  const group = createGroup(CPUACCT_ROOT, name, {});
+  if (!group) return null;
+  const usage = path.join(CPUACCT_ROOT, group.name, 'cpuacct.usage');
+  return { ...group, cpuSeconds: () => Number(readFileSync(usage, 'utf8').trim()) / 1e9 };
+}
+
+/**
+ * A Pi-sized box for one process tree: a cpu group with a quota of `cores`, a cpuacct
+ * group that counts its CPU time, a memory group limited to `memoryBytes`. Null where
+ * cgroup v1 is not writable (none of the three is then made).
+ */
+export interface PiBox {
+  name: string;
+  add(pid: number): void;
+  cpuSeconds(): number;
+  maxUsageBytes(): number | null;
+  remove(): void;
+}
+
+export function createPiBox(name: string, cores: number, memoryBytes: number): PiBox | null {
+  const cpu = createCpuGroup(name, cores);
+  const acct = cpu && createCpuacctGroup(name);
+  const memory = acct && createMemoryGroup(name, memoryBytes);
+  if (!cpu || !acct || !memory) {
+    cpu?.remove();
+    acct?.remove();
+    return null;
+  }
+  return {
+    name: cpu.name,
+    add: (pid) => {
+      for (const g of [cpu, acct, memory]) g.add(pid);
+    },
+    cpuSeconds: () => acct.cpuSeconds(),
+    maxUsageBytes: () => memory.maxUsageBytes(),
+    remove: () => {
+      for (const g of [cpu, acct, memory]) g.remove();
     },
   };
 }

@@ -1,110 +1,195 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { writeAgentConfig } from './agent-config.js';
-import type { AnalyzerpiUploaderArgs } from './analyzerpi-uploader.js';
 import { benchWav } from './audio.js';
-import { createCpuGroup } from './cgroup.js';
+import { createPiBox, type PiBox } from './cgroup.js';
 import type { BenchOptions } from './options.js';
-import { BENCH_DIR, CLI_MAIN, cpuSeconds, startNode, type Child } from './proc.js';
+import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, REPO_ROOT, startProcess, type Child, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
-import { BENCH_TOKEN } from './service-process.js';
-import { startCountingService } from './stored-detections.js';
+import { BENCH_TOKEN, STATION } from './service-process.js';
+import { startCountingService, type CountingService } from './stored-detections.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
- * CPU per uploaded recording (15 s, 48 kHz WAV + a result file of 3 detections), under
- * the same CPU quota for both (a cgroup v1 cpu group, 0.1 of a core: a stand-in for a
- * loaded Pi Zero 2 W core):
- * - the agent: `station-agent run` (upload.flacEncoder auto: the `flac` program when
- *   installed), which watches, ingests, queues durably, encodes, uploads;
- * - the analyzerpi baseline (analyzerpi-uploader.ts): sequential, native FLAC, posting
- *   inline, nothing durable.
- * Each one's CPU is read from /proc/<pid>/stat (its own time plus its waited-for
- * children's, the `flac` runs) from ready to the last detection stored: start-up is not
- * counted, since both live for days. The local service runs in this process, outside
- * the quota.
+ * CPU per recording, the agent against the analyzerpi distribution's own uploader, side by
+ * side in one run. Each runs in its own cgroup v1 box (cgroup.ts: a cpu quota of 0.1 of a
+ * core, a cpuacct group whose `cpuacct.usage` is the figure, 256 MiB of memory), against
+ * its own instance of the local service (in this process, outside both boxes), on the same
+ * recordings (15 s, 48 kHz WAV + a result CSV of 2 detections each):
+ * - the baseline, `bench/python/analyzerpi_uploader.py` under the system's Python 3 with
+ *   Debian's python3-soundfile and python3-requests: per recording, FLAC into memory with
+ *   libsndfile, a soundscape post and the detections' posts, each over a new connection,
+ *   sequential, nothing durable. Counted from its `go` to its `done`: its start-up is not
+ *   counted (it lives inside the analyzer, which loaded its modules long before);
+ * - the agent, `station-agent run` (results mode, production defaults, `upload.flacEncoder`
+ *   auto), everything counted: the box holds it from before `exec` (a shell that waits for a
+ *   line, then execs node), so start-up, config sync, ingest, the durable queue, FLAC (its
+ *   `flac` children are in the box too) and the uploads are all in, until the service has
+ *   stored the last detection. The recordings are dropped whole into its folder once it runs.
+ * Recordings per minute at 0.1 CPU: the recordings over the wall time of the same span.
  */
-const DETECTIONS_PER_RECORDING = 3;
+const DETECTIONS_PER_RECORDING = 2;
 const QUOTA_CORES = 0.1;
-const BASELINE = path.join(BENCH_DIR, 'analyzerpi-uploader.js');
+const MEMORY_LIMIT = 256 * 1024 * 1024;
+const PYTHON = '/usr/bin/python3';
+const BASELINE = path.join(REPO_ROOT, 'bench/python/analyzerpi_uploader.py');
+
+export interface SideResult {
+  cpuSec: number;
+  wallSec: number;
+  /** Memory at the largest VmRSS seen (sampled), VmHWM the kernel's peak. */
+  peak: MemoryKb | null;
+  detail: Record<string, unknown>;
+}
+
+/** The versions of the baseline's Python modules; throws a clear error naming the missing package. */
+export function pythonBaseline(): string {
+  const r = spawnSync(PYTHON, ['-c', 'import soundfile, requests; print(f"soundfile {soundfile.__version__} (libsndfile {soundfile.__libsndfile_version__}), requests {requests.__version__}")'], { encoding: 'utf8' });
+  if (r.error) throw new Error(`${PYTHON} is not installed: the analyzerpi baseline needs it with python3-soundfile and python3-requests (apt-get install python3 python3-soundfile python3-requests)`);
+  if (r.status !== 0) {
+    throw new Error(`${PYTHON} lacks python3-soundfile or python3-requests, which the analyzerpi baseline needs (apt-get install python3-soundfile python3-requests): ${r.stderr.trim().split('\n').pop()}`);
+  }
+  return r.stdout.trim();
+}
 
 export async function runCpu(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
-  const flac = await findFlacProgram();
-  if (!flac) throw new Error('the flac program is not installed (apt-get install flac): the analyzerpi baseline encodes with it');
-  const service = await startCountingService();
-  const untilStored = (target: number, who: () => string) =>
-    service.untilStored(target, 600_000, (missing) => `${missing} detections not stored within 10 min: ${who()}`);
+  const modules = pythonBaseline();
+  const flac = (await findFlacProgram()) ?? 'libflacjs (no flac program)';
   const n = options.cpuRecordings;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const startMs = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
-  const bases = Array.from({ length: n }, (_, i) => recordingBaseName(startMs + i * SOUNDSCAPE_SECONDS * 1000));
-  const group = createCpuGroup('station-agent-bench-cpu', QUOTA_CORES);
-  const quota = group ? `${QUOTA_CORES} CPU quota (cgroup ${group.name})` : 'no CPU quota (cgroup v1 cpu not writable)';
+  const recordings = Array.from({ length: n }, (_, i) => {
+    const ms = startMs + i * SOUNDSCAPE_SECONDS * 1000;
+    const base = recordingBaseName(ms);
+    return { base, csv: resultCsv(base, DETECTIONS_PER_RECORDING, i), timestamp: `${new Date(ms).toISOString().slice(0, 19)}+00:00` };
+  });
+  const services = await Promise.all([startCountingService(), startCountingService()]);
+  const boxes = [createPiBox('station-agent-bench-cpu-agent', QUOTA_CORES, MEMORY_LIMIT), createPiBox('station-agent-bench-cpu-baseline', QUOTA_CORES, MEMORY_LIMIT)];
+  const limits = boxes[0] && boxes[1] ? `${QUOTA_CORES} CPU, 256 MiB` : 'no cgroup (v1 not writable): no quota';
+  const profiled = options.cpuProfile ? ', node --cpu-prof' : '';
+  let agent: SideResult;
+  let baseline: SideResult;
   try {
-    // The agent: files dropped whole (WAV, then its result file) into the watched folder.
-    const cfg = writeAgentConfig({ dir: path.join(dir, 'agent'), serviceUrl: service.url });
-    const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
-    let agentCpu: number;
-    try {
-      group?.add(agent.pid);
-      await agent.waitForLine(/station-agent running/, 120_000);
-      const before = readCpu(agent);
-      for (const [i, base] of bases.entries()) {
-        dropWhole(cfg.inputDir, `${base}.wav`, wav);
-        dropWhole(cfg.inputDir, `${base}.BirdNET.results.csv`, resultCsv(base, DETECTIONS_PER_RECORDING, i));
-      }
-      await untilStored(n * DETECTIONS_PER_RECORDING, () => agent.stderrTail().slice(-1000));
-      // The last soundscape was uploaded before its detections: all n are in.
-      agentCpu = readCpu(agent) - before;
-    } finally {
-      await agent.stop();
-    }
-
-    // The baseline: the same recordings, in its own folder.
-    const inputDir = path.join(dir, 'analyzerpi');
-    mkdirSync(path.join(inputDir, 'work'), { recursive: true });
-    for (const [i, base] of bases.entries()) {
-      writeFileSync(path.join(inputDir, `${base}.wav`), wav);
-      writeFileSync(path.join(inputDir, `${base}.BirdNET.results.csv`), resultCsv(base, DETECTIONS_PER_RECORDING, i));
-    }
-    const args: AnalyzerpiUploaderArgs = { url: service.url, token: BENCH_TOKEN, recordings: bases.map((b) => path.join(inputDir, b)), workDir: path.join(inputDir, 'work') };
-    const baseline = startNode([BASELINE, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let baselineCpu: number;
-    const target = service.stored + n * DETECTIONS_PER_RECORDING;
-    try {
-      group?.add(baseline.pid);
-      await baseline.waitForLine(/^ready$/m, 60_000);
-      const before = readCpu(baseline);
-      baseline.process.stdin?.write('go\n');
-      await baseline.waitForLine(/^done (\d+)$/m, 600_000);
-      await untilStored(target, () => baseline.stderrTail().slice(-1000));
-      baselineCpu = readCpu(baseline) - before;
-    } finally {
-      await baseline.stop();
-    }
-
-    const agentPer = agentCpu / n;
-    const baselinePer = baselineCpu / n;
-    const ratio = baselinePer > 0 ? agentPer / baselinePer : null;
-    log(`cpu: ${n} recordings under ${quota}: agent ${agentCpu.toFixed(2)} CPU-s (${agentPer.toFixed(3)}/recording), analyzerpi baseline ${baselineCpu.toFixed(2)} CPU-s (${baselinePer.toFixed(3)}/recording), ratio ${ratio?.toFixed(2) ?? '-'}`);
-    const detail = { recordings: n, seconds: SOUNDSCAPE_SECONDS, detectionsPerRecording: DETECTIONS_PER_RECORDING, quotaCores: group ? QUOTA_CORES : null, flac, agentCpuSec: agentCpu, baselineCpuSec: baselineCpu };
-    return [
-      figure({ id: 'cpu.agentPerRecording', name: `CPU per uploaded recording: agent (${quota})`, value: agentPer, unit: 'CPU-s', digits: 3, detail }),
-      figure({ id: 'cpu.baselinePerRecording', name: `CPU per uploaded recording: analyzerpi baseline (sequential, ${flac}, inline)`, value: baselinePer, unit: 'CPU-s', digits: 3 }),
-      figure({ id: 'cpu.agentVsBaseline', name: 'CPU per recording: agent / analyzerpi baseline', value: ratio, unit: 'x', target: { op: '<=', value: 1.0 }, targetUnit: 'x baseline' }),
-    ];
+    [agent, baseline] = await Promise.all([
+      runAgent({ dir: path.join(dir, 'agent'), service: services[0], box: boxes[0], recordings, wav, profileDir: options.cpuProfile }),
+      runBaseline({ dir: path.join(dir, 'baseline'), service: services[1], box: boxes[1], recordings, wav }),
+    ]);
   } finally {
-    await service.close();
-    group?.remove();
+    await Promise.all(services.map((s) => s.close()));
+    for (const b of boxes) b?.remove();
   }
+  const agentPer = agent.cpuSec / n;
+  const baselinePer = baseline.cpuSec / n;
+  const perMinute = (s: SideResult) => (n / s.wallSec) * 60;
+  log(
+    `cpu: ${n} recordings, ${limits}: analyzerpi uploader (Python) ${baseline.cpuSec.toFixed(2)} CPU-s = ${(baselinePer * 1000).toFixed(1)} ms/recording, ${perMinute(baseline).toFixed(0)} recordings/min; ` +
+      `agent ${agent.cpuSec.toFixed(2)} CPU-s = ${(agentPer * 1000).toFixed(1)} ms/recording (start-up ${Number(agent.detail.startupCpuSec).toFixed(2)} CPU-s), ${perMinute(agent).toFixed(0)} recordings/min; ratio ${(agentPer / baselinePer).toFixed(2)}` +
+      `; peak agent ${agent.peak ? formatMemory(agent.peak) : '-'}, uploader ${baseline.peak ? formatMemory(baseline.peak) : '-'}`,
+  );
+  const common = { recordings: n, seconds: SOUNDSCAPE_SECONDS, detectionsPerRecording: DETECTIONS_PER_RECORDING, quotaCores: boxes[0] ? QUOTA_CORES : null, memoryLimitMb: boxes[0] ? 256 : null };
+  const agentName = `agent (${limits}; start-up amortised, ingest, durable queue, FLAC by ${flac.split('\n')[0]}, upload, config sync${profiled})`;
+  const baselineName = `analyzerpi uploader (${limits}; Python, ${modules})`;
+  return [
+    figure({ id: 'cpu.baselinePerRecording', name: `CPU per recording: ${baselineName}`, value: baselinePer * 1000, unit: 'ms', digits: 1, detail: { ...common, ...baseline.detail, peak: memoryDetail(baseline.peak) } }),
+    figure({ id: 'cpu.agentPerRecording', name: `CPU per recording: ${agentName}`, value: agentPer * 1000, unit: 'ms', digits: 1, detail: { ...common, ...agent.detail, peak: memoryDetail(agent.peak) } }),
+    figure({ id: 'cpu.agentVsBaseline', name: 'CPU per recording: agent / analyzerpi uploader', value: agentPer / baselinePer, unit: 'x', target: { op: '<=', value: 1.0 }, targetUnit: 'x uploader' }),
+    figure({ id: 'cpu.baselinePerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: analyzerpi uploader`, value: perMinute(baseline), unit: 'recordings/min', digits: 0, detail: { wallSec: baseline.wallSec } }),
+    figure({ id: 'cpu.agentPerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: agent (start-up included)`, value: perMinute(agent), unit: 'recordings/min', digits: 0, detail: { wallSec: agent.wallSec } }),
+  ];
 }
 
-function readCpu(child: Child): number {
+interface Side {
+  dir: string;
+  service: CountingService;
+  box: PiBox | null;
+  recordings: { base: string; csv: string; timestamp: string }[];
+  wav: Buffer;
+}
+
+/** CPU of a side: its box's cpuacct.usage, or without cgroups the process's own and its waited-for children's. */
+function cpuOf(box: PiBox | null, child: Child): number {
+  if (box) return box.cpuSeconds();
   const cpu = cpuSeconds(child.pid, true);
   if (cpu === null) throw new Error(`process ${child.pid} is gone: ${child.stderrTail().slice(-1000)}`);
   return cpu;
+}
+
+async function runAgent(side: Side & { profileDir: string | null }): Promise<SideResult> {
+  const cfg = writeAgentConfig({ dir: side.dir, serviceUrl: side.service.url });
+  const nodeFlags = side.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${side.profileDir}`] : [];
+  // The shell joins the box first and waits; `exec` then makes it the agent (same pid), so
+  // the box holds every instruction the agent runs.
+  const agent = startProcess('/bin/sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, ...nodeFlags, CLI_MAIN, 'run', '--config', cfg.configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const n = side.recordings.length;
+  try {
+    side.box?.add(agent.pid);
+    const cpu0 = cpuOf(side.box, agent);
+    const t0 = performance.now();
+    agent.process.stdin?.write('go\n');
+    const memory = new MemorySampler(agent.pid);
+    await agent.waitForLine(/station-agent running/, 600_000);
+    const cpuReady = cpuOf(side.box, agent);
+    for (const r of side.recordings) {
+      dropWhole(cfg.inputDir, `${r.base}.wav`, side.wav);
+      dropWhole(cfg.inputDir, `${r.base}.BirdNET.results.csv`, r.csv);
+    }
+    await side.service.untilStored(n * DETECTIONS_PER_RECORDING, 1_800_000, (missing) => `agent: ${missing} detections not stored within 30 min: ${agent.stderrTail().slice(-1000)}`);
+    // The last soundscape was uploaded before its detections: all n are in.
+    const wallSec = (performance.now() - t0) / 1000;
+    const cpuSec = cpuOf(side.box, agent) - cpu0;
+    const own = cpuSeconds(agent.pid, false);
+    const withChildren = cpuSeconds(agent.pid, true);
+    const peak = memory.stop();
+    return {
+      cpuSec,
+      wallSec,
+      peak,
+      detail: {
+        startupCpuSec: cpuReady - cpu0,
+        // The node process (all its threads) and its exited children (the flac runs), from /proc/<pid>/stat.
+        nodeProcessCpuSec: own,
+        flacChildrenCpuSec: own !== null && withChildren !== null ? withChildren - own : null,
+        cpuProfileDir: side.profileDir,
+      },
+    };
+  } finally {
+    // SIGTERM: the agent stops cleanly (and writes its --cpu-prof profile).
+    await agent.stop(30_000);
+  }
+}
+
+async function runBaseline(side: Side): Promise<SideResult> {
+  mkdirSync(side.dir, { recursive: true });
+  const recordings = side.recordings.map((r) => {
+    const wav = path.join(side.dir, `${r.base}.wav`);
+    const csv = path.join(side.dir, `${r.base}.BirdNET.results.csv`);
+    writeFileSync(wav, side.wav);
+    writeFileSync(csv, r.csv);
+    return { wav, csv, timestamp: r.timestamp };
+  });
+  const args = { url: side.service.url, token: BENCH_TOKEN, lat: STATION.lat, lon: STATION.lon, recordings };
+  const uploader = startProcess(PYTHON, [BASELINE, JSON.stringify(args)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    side.box?.add(uploader.pid);
+    await uploader.waitForLine(/^ready$/m, 300_000);
+    const memory = new MemorySampler(uploader.pid);
+    const cpu0 = cpuOf(side.box, uploader);
+    const t0 = performance.now();
+    uploader.process.stdin?.write('go\n');
+    await uploader.waitForLine(/^done (\d+)$/m, 1_800_000);
+    const wallSec = (performance.now() - t0) / 1000;
+    const cpuSec = cpuOf(side.box, uploader) - cpu0;
+    const peak = memory.stop();
+    const stored = side.service.stored;
+    if (stored !== side.recordings.length * DETECTIONS_PER_RECORDING) throw new Error(`analyzerpi uploader: ${stored} detections stored, expected ${side.recordings.length * DETECTIONS_PER_RECORDING}`);
+    return { cpuSec, wallSec, peak, detail: { python: PYTHON } };
+  } finally {
+    uploader.process.stdin?.end();
+    await uploader.stop(5_000);
+  }
 }
 
 /** Written beside, then renamed into place: the watcher sees whole files only. */

@@ -8,7 +8,7 @@ import { encodeOnce, writeBenchWav } from './audio.js';
 import type { DrainChildArgs, DrainChildResult } from './drain-child.js';
 import { fsyncTime } from './machine.js';
 import type { BenchOptions } from './options.js';
-import { BENCH_DIR, startNode } from './proc.js';
+import { BENCH_DIR, memoryDetail, MemorySampler, split, startNode, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { BENCH_TOKEN, startServiceProcess } from './service-process.js';
 import { buildWorkload, SOUNDSCAPE_SECONDS, toEnqueueInput, type WorkloadSize } from './workload.js';
@@ -26,6 +26,8 @@ export interface DrainRun {
   itemsPerSec: number;
   cpuSec: number;
   peakRssMb: number | null;
+  /** The sample of the largest VmRSS seen from outside (every 100 ms): the split of the peak into RssAnon and RssFile. */
+  peakSample: MemoryKb | null;
   /** `process.memoryUsage()` at the end of the drain, MB. */
   memoryMb: Record<string, number>;
   /** The disk's fsync time measured just before this drain (the agent commits twice per item). */
@@ -61,7 +63,7 @@ export async function runDrain(options: BenchOptions, dir: string, log: (line: s
       } else {
         args = { mode, url: service.url, flac, size, concurrency: options.concurrency };
       }
-      const result = await runChild(args, expected);
+      const { result, peakSample } = await runChild(args, expected);
       const atService = await serviceTotals(service.url);
       const run: DrainRun = {
         mode,
@@ -70,6 +72,7 @@ export async function runDrain(options: BenchOptions, dir: string, log: (line: s
         itemsPerSec: result.items / (result.elapsedMs / 1000),
         cpuSec: result.cpuMs / 1000,
         peakRssMb: result.vmHwmKb == null ? null : result.vmHwmKb / 1024,
+        peakSample,
         memoryMb: result.memoryMb,
         fsyncMs,
         atService,
@@ -100,7 +103,15 @@ export async function runDrain(options: BenchOptions, dir: string, log: (line: s
     figure({ id: 'drain.agentVsSequential', name: 'drain: agent / sequential uploader', value: agent.itemsPerSec / sequential.itemsPerSec, unit: 'x', digits: 1, target: { op: '>=', value: 5 } }),
     figure({ id: 'drain.fsyncsPerItem', name: 'drain: queue fsyncs per uploaded item', value: cost && cost.fsyncs / cost.items, unit: 'fsyncs', detail: { ...cost } }),
     figure({ id: 'drain.queueBytesPerItem', name: 'drain: bytes written to the queue database per uploaded item', value: cost && cost.bytes / cost.items, unit: 'bytes', digits: 0 }),
-    figure({ id: 'memory.drainPeak', name: 'memory: agent peak RSS during the drain', value: agent.peakRssMb, unit: 'MB', digits: 1, target: { op: '<=', value: 100 } }),
+    figure({
+      id: 'memory.drainPeak',
+      name: `memory: agent peak RSS during the drain${agent.peakSample ? ` (near the peak: ${split(agent.peakSample)})` : ''}`,
+      value: agent.peakRssMb,
+      unit: 'MB',
+      digits: 1,
+      target: { op: '<=', value: 100 },
+      detail: { peakSample: memoryDetail(agent.peakSample) },
+    }),
   ];
 }
 
@@ -157,16 +168,18 @@ function seedQueue(dataDir: string, flac: string, size: WorkloadSize): void {
   }
 }
 
-async function runChild(args: DrainChildArgs, expected: number): Promise<DrainChildResult> {
+async function runChild(args: DrainChildArgs, expected: number): Promise<{ result: DrainChildResult; peakSample: MemoryKb | null }> {
   const child = startNode([CHILD, JSON.stringify(args)]);
+  const memory = new MemorySampler(child.pid);
   // A safety net for a baseline whose service stopped answering (the agent has its own stall check).
   const deadlineMs = 120_000 + expected * 200;
   const deadline = setTimeout(() => void child.stop(), deadlineMs);
   const code = await child.exited;
   clearTimeout(deadline);
+  const peakSample = memory.stop();
   const line = child.stdout().trim().split('\n').pop() ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`drain ${args.mode} exited ${code}: ${child.stderrTail().slice(-2000)}`);
-  return JSON.parse(line) as DrainChildResult;
+  return { result: JSON.parse(line) as DrainChildResult, peakSample };
 }
 
 /** What the service holds: detections from its statistics, soundscapes by paging the listing. */

@@ -1,6 +1,6 @@
 import type { BenchOptions } from './options.js';
 import { writeAgentConfig } from './agent-config.js';
-import { CLI_MAIN, cpuSeconds, procStatusKb, sleep, startNode } from './proc.js';
+import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, procMemoryKb, sleep, split, startNode } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { startServiceProcess } from './service-process.js';
 
@@ -8,7 +8,7 @@ import { startServiceProcess } from './service-process.js';
  * Idle: the agent as a station runs it most of the time. `station-agent run` with
  * the production defaults (watcher on an empty folder, empty queue, clock check,
  * rescans), next to a bare `node` doing nothing, both started together. After
- * `settleSec` their RSS (VmRSS) is compared; then both one's CPU time (utime +
+ * `settleSec` their RSS (VmRSS, with its split into RssAnon and RssFile) is compared; then both one's CPU time (utime +
  * stime from /proc/<pid>/stat) is read over `idleSec`.
  */
 export async function runIdle(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
@@ -19,12 +19,12 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
   try {
     await agent.waitForLine(/station-agent running/, 30_000);
     await sleep(options.settleSec * 1000);
-    const agentKb = procStatusKb(agent.pid, 'VmRSS');
-    const bareKb = procStatusKb(bare.pid, 'VmRSS');
-    if (agentKb == null || bareKb == null) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
-    const agentMb = agentKb / 1024;
-    const bareMb = bareKb / 1024;
-    log(`idle: RSS agent ${agentMb.toFixed(1)} MB, bare node ${bareMb.toFixed(1)} MB after ${options.settleSec} s`);
+    const agentMem = procMemoryKb(agent.pid);
+    const bareMem = procMemoryKb(bare.pid);
+    if (agentMem == null || bareMem == null) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
+    const agentMb = agentMem.vmRss / 1024;
+    const bareMb = bareMem.vmRss / 1024;
+    log(`idle: agent ${formatMemory(agentMem)}, bare node ${formatMemory(bareMem)} after ${options.settleSec} s`);
 
     const agentCpu0 = cpuSeconds(agent.pid)!;
     const bareCpu0 = cpuSeconds(bare.pid)!;
@@ -36,8 +36,8 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
     log(`idle: CPU over ${wall.toFixed(1)} s: agent ${agentCpu.toFixed(2)} % of a core, bare node ${bareCpu.toFixed(2)} %`);
     const window = `${options.idleSec} s${options.idleSec < 60 ? ', shortened' : ''}`;
     return [
-      figure({ id: 'memory.idleRss', name: 'memory: idle agent RSS', value: agentMb, unit: 'MB', digits: 1, detail: { settleSec: options.settleSec } }),
-      figure({ id: 'memory.bareNodeRss', name: 'memory: bare node RSS', value: bareMb, unit: 'MB', digits: 1 }),
+      figure({ id: 'memory.idleRss', name: `memory: idle agent VmRSS (${split(agentMem)})`, value: agentMb, unit: 'MB', digits: 1, detail: { settleSec: options.settleSec, ...memoryDetail(agentMem) } }),
+      figure({ id: 'memory.bareNodeRss', name: `memory: bare node VmRSS (${split(bareMem)})`, value: bareMb, unit: 'MB', digits: 1, detail: { ...memoryDetail(bareMem) } }),
       figure({ id: 'memory.idleVsBare', name: 'memory: idle agent / bare node', value: agentMb / bareMb, unit: 'x', target: { op: '<=', value: 1.5 } }),
       figure({
         id: 'cpu.idle',

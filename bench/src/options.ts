@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 
 /**
@@ -5,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'steady'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -27,11 +28,15 @@ export interface BenchOptions {
   /** Latency: recordings dropped one by one, and the watcher's `input.stableMs`. */
   recordings: number;
   stableMs: number;
-  /** CPU: recordings uploaded by the agent and by the analyzerpi baseline. */
+  /** CPU: recordings uploaded by the agent and by the analyzerpi uploader (Python). */
   cpuRecordings: number;
+  /** CPU: the agent runs with `node --cpu-prof`, its profile written into this folder. */
+  cpuProfile: string | null;
   /** Idle: settling time before RSS is read, and the CPU window. */
   settleSec: number;
   idleSec: number;
+  /** Ingest: rows of the 25 MB result table whose peak memory is measured. */
+  tableRows: number;
   /** Queue scale: detections in the queue, and runs of `status` timed. */
   queueDetections: number;
   statusRuns: number;
@@ -39,6 +44,9 @@ export interface BenchOptions {
   backlogRecordings: number;
   /** Writes: recordings with the service up, and as many again while it is down (then drained). */
   writeRecordings: number;
+  /** Steady state: seconds of the window, and ms between recordings. */
+  steadySec: number;
+  steadyIntervalMs: number;
   /** Keep the temporary folder (logs, queue files) for a look afterwards. */
   keep: boolean;
 }
@@ -48,24 +56,28 @@ const FULL = {
   detections: 10_000,
   ingestFiles: 2_000,
   recordings: 50,
-  cpuRecordings: 20,
+  cpuRecordings: 60,
   settleSec: 10,
   idleSec: 60,
   queueDetections: 1_000_000,
   backlogRecordings: 150,
   writeRecordings: 40,
+  steadySec: 600,
+  steadyIntervalMs: 15_000,
 };
 const QUICK: typeof FULL = {
   soundscapes: 30,
   detections: 300,
   ingestFiles: 300,
   recordings: 10,
-  cpuRecordings: 5,
+  cpuRecordings: 10,
   settleSec: 3,
   idleSec: 5,
   queueDetections: 100_000,
   backlogRecordings: 10,
   writeRecordings: 5,
+  steadySec: 60,
+  steadyIntervalMs: 2_000,
 };
 
 function whole(min: number) {
@@ -100,10 +112,14 @@ interface Flags {
   settle?: number;
   idle?: number;
   queueDetections?: number;
+  tableRows: number;
   statusRuns: number;
   cpuRecordings?: number;
+  cpuProfile?: string;
   backlogRecordings?: number;
   writeRecordings?: number;
+  steadySec?: number;
+  steadyIntervalMs?: number;
   keep?: boolean;
 }
 
@@ -122,13 +138,17 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--ingest-rows <n>', 'ingest: detections per result file', whole(1), 10)
     .option('--recordings <n>', 'latency: recordings dropped one by one (full 50, quick 10)', whole(1))
     .option('--stable-ms <ms>', "latency: the watcher's input.stableMs", whole(100), 500)
-    .option('--cpu-recordings <n>', 'cpu: recordings uploaded by the agent and by the analyzerpi baseline (full 20, quick 5)', whole(1))
+    .option('--cpu-recordings <n>', 'cpu: recordings uploaded by the agent and by the analyzerpi uploader, side by side (full 60, quick 10)', whole(1))
+    .option('--cpu-profile <dir>', 'cpu: run the agent with node --cpu-prof, writing its profile into <dir> (its CPU figure then includes the profiler)')
     .option('--settle <s>', 'idle: seconds before RSS is read (full 10, quick 3)', whole(1))
     .option('--idle <s>', 'idle: seconds of the CPU window (full 60, quick 5)', whole(1))
+    .option('--table-rows <n>', 'ingest: rows of the result table whose peak memory is measured (300000: 25 MB)', whole(1), 300_000)
     .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
     .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
+    .option('--steady-sec <s>', 'steady: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
+    .option('--steady-interval-ms <ms>', 'steady: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
     .option('--keep', 'keep the temporary folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -148,13 +168,17 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     ingestRows: f.ingestRows,
     recordings: f.recordings ?? size.recordings,
     cpuRecordings: f.cpuRecordings ?? size.cpuRecordings,
+    cpuProfile: f.cpuProfile ? path.resolve(f.cpuProfile) : null,
     stableMs: f.stableMs,
     settleSec: f.settle ?? size.settleSec,
     idleSec: f.idle ?? size.idleSec,
     queueDetections: f.queueDetections ?? size.queueDetections,
+    tableRows: f.tableRows,
     statusRuns: f.statusRuns,
     backlogRecordings: f.backlogRecordings ?? size.backlogRecordings,
     writeRecordings: f.writeRecordings ?? size.writeRecordings,
+    steadySec: f.steadySec ?? size.steadySec,
+    steadyIntervalMs: f.steadyIntervalMs ?? size.steadyIntervalMs,
     keep: f.keep === true,
   };
 }

@@ -36,6 +36,80 @@ export function procStatusKb(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): nu
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * A process's memory from /proc/<pid>/status, kB: VmRSS (resident), its split into
+ * RssAnon (heap, stacks: what the process allocated) and RssFile (file-backed pages of
+ * the binary, addons and mapped files it touched), and VmHWM (the peak VmRSS so far).
+ * Null when the process is gone.
+ */
+export interface MemoryKb {
+  vmRss: number;
+  rssAnon: number;
+  rssFile: number;
+  vmHwm: number;
+}
+
+export function procMemoryKb(pid: number | 'self'): MemoryKb | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  const m = { vmRss: field('VmRSS'), rssAnon: field('RssAnon'), rssFile: field('RssFile'), vmHwm: field('VmHWM') };
+  return Number.isNaN(m.vmRss) ? null : m;
+}
+
+/** `VmRSS 89.0 MB (RssAnon 35.0, RssFile 54.0)`. */
+export function formatMemory(m: MemoryKb, rss = m.vmRss): string {
+  return `${(rss / 1024).toFixed(1)} MB (RssAnon ${(m.rssAnon / 1024).toFixed(1)}, RssFile ${(m.rssFile / 1024).toFixed(1)})`;
+}
+
+/** `RssAnon 35.0 MB, RssFile 54.0 MB`: the split a memory figure's name shows. */
+export function split(m: MemoryKb): string {
+  return `RssAnon ${(m.rssAnon / 1024).toFixed(1)} MB, RssFile ${(m.rssFile / 1024).toFixed(1)} MB`;
+}
+
+/** A memory figure's detail: MB, with the split. */
+export function memoryDetail(m: MemoryKb | null): Record<string, number> | null {
+  return m && { vmRssMb: m.vmRss / 1024, rssAnonMb: m.rssAnon / 1024, rssFileMb: m.rssFile / 1024, vmHwmMb: m.vmHwm / 1024 };
+}
+
+/**
+ * Samples a process's memory every `everyMs` until stopped, keeping the sample of the
+ * largest VmRSS: the kernel keeps only the peak of the total (VmHWM), so the split of a
+ * peak into RssAnon and RssFile comes from the sample closest to it. `peak()` is that
+ * sample with `vmHwm` as the kernel's peak (read at the last sample).
+ */
+export class MemorySampler {
+  private best: MemoryKb | null = null;
+  private last: MemoryKb | null = null;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pid: number,
+    everyMs = 100,
+  ) {
+    this.timer = setInterval(() => this.sample(), everyMs);
+    this.sample();
+  }
+
+  sample(): void {
+    const m = procMemoryKb(this.pid);
+    if (!m) return;
+    this.last = m;
+    if (!this.best || m.vmRss > this.best.vmRss) this.best = m;
+  }
+
+  /** Stops sampling; the peak sample (null if the process was never seen), vmHwm the kernel's peak. */
+  stop(): MemoryKb | null {
+    this.sample();
+    clearInterval(this.timer);
+    return this.best && { ...this.best, vmHwm: Math.max(this.last?.vmHwm ?? 0, this.best.vmHwm) };
+  }
+}
+
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux port Node runs on). */
 export const CLOCK_TICKS_PER_SEC = 100;
 

@@ -100,7 +100,11 @@ describe('npm run bench (tiny sizes)', () => {
       expect(byId.get('drain.queueBytesPerItem')!.value).toBeGreaterThan(0);
     }
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
-    expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3 });
+    // The agent and the analyzerpi uploader (Python) side by side, each from its own cgroup.
+    expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
+    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute']) {
+      expect(byId.get(id)!.value, id).toBeGreaterThan(0);
+    }
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
     // Writes per recording, end to end, in both modes, service up (targets), down and the drain after.
     for (const mode of ['results', 'analyzerpi']) {

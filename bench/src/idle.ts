@@ -2,17 +2,19 @@ import type { BenchOptions } from './options.js';
 import { writeAgentConfig } from './agent-config.js';
 import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, procMemoryKb, sleep, split, startNode } from './proc.js';
 import { figure, type Figure } from './report.js';
-import { startServiceProcess } from './service-process.js';
+import { measureSteady } from './steady.js';
+import { startCountingService } from './stored-detections.js';
 
 /**
  * Idle: the agent as a station runs it most of the time. `station-agent run` with
  * the production defaults (watcher on an empty folder, empty queue, clock check,
  * rescans), next to a bare `node` doing nothing, both started together. After
  * `settleSec` their RSS (VmRSS, with its split into RssAnon and RssFile) is compared; then both one's CPU time (utime +
- * stime from /proc/<pid>/stat) is read over `idleSec`.
+ * stime from /proc/<pid>/stat) is read over `idleSec`. Then the same pair through the
+ * steady state (steady.ts: one recording every 15 s for 10 minutes).
  */
 export async function runIdle(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
-  const service = await startServiceProcess({ dir, latencyMs: 0 });
+  const service = await startCountingService();
   const cfg = writeAgentConfig({ dir, serviceUrl: service.url, productionClock: true });
   const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
   const bare = startNode(['-e', 'setInterval(() => {}, 1000)']);
@@ -35,6 +37,7 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
     const bareCpu = ((cpuSeconds(bare.pid)! - bareCpu0) / wall) * 100;
     log(`idle: CPU over ${wall.toFixed(1)} s: agent ${agentCpu.toFixed(2)} % of a core, bare node ${bareCpu.toFixed(2)} %`);
     const window = `${options.idleSec} s${options.idleSec < 60 ? ', shortened' : ''}`;
+    const steady = await measureSteady({ agent, bare, inputDir: cfg.inputDir, service }, options, log);
     return [
       figure({ id: 'memory.idleRss', name: `memory: idle agent VmRSS (${split(agentMem)})`, value: agentMb, unit: 'MB', digits: 1, detail: { settleSec: options.settleSec, ...memoryDetail(agentMem) } }),
       figure({ id: 'memory.bareNodeRss', name: `memory: bare node VmRSS (${split(bareMem)})`, value: bareMb, unit: 'MB', digits: 1, detail: { ...memoryDetail(bareMem) } }),
@@ -48,9 +51,10 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
         targetUnit: ' %',
         detail: { windowSec: wall, bareNodePercent: bareCpu },
       }),
+      ...steady,
     ];
   } finally {
     await Promise.all([agent.stop(), bare.stop()]);
-    await service.stop();
+    await service.close();
   }
 }

@@ -15,7 +15,6 @@ import { parseBenchOptions, type BenchOptions, type Section } from './options.js
 import { REPO_ROOT } from './proc.js';
 import { runQueueScale } from './queue-scale.js';
 import { runWrites } from './recording-writes.js';
-import { runSteady } from './steady.js';
 import { renderTable, type Figure } from './report.js';
 
 /** The version of the agent measured (the bench's own copy of src/version.ts would look beside bench/dist/). */
@@ -41,7 +40,6 @@ const RUNNERS: Record<Section, SectionRunner> = {
   bandwidth: runBandwidth,
   backlog: runBacklog,
   writes: runWrites,
-  steady: runSteady,
 };
 
 async function main(): Promise<number> {

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'steady'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -147,8 +147,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
     .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
-    .option('--steady-sec <s>', 'steady: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
-    .option('--steady-interval-ms <ms>', 'steady: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
+    .option('--steady-sec <s>', 'idle, then steady state: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
+    .option('--steady-interval-ms <ms>', 'idle, then steady state: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
     .option('--keep', 'keep the temporary folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });

@@ -130,6 +130,8 @@ async function traceMode(mode: WritesMode, n: number, root: string, log: (line: 
     format: mode === 'results' ? 'results' : 'analyzerpi',
     labels,
     ...(ramDir ? { inputDir: ramDir } : {}),
+    // Files are dropped whole: the watcher's quiet period (2 s by default) would only add waiting.
+    stableMs: 200,
     upload: UPLOAD,
   });
   const traceFile = path.join(root, 'strace.txt');
@@ -148,7 +150,16 @@ async function traceMode(mode: WritesMode, n: number, root: string, log: (line: 
     const queued = queuedDetections(path.join(cfg.dataDir, 'queue.db'));
     try {
       const drop = (i: number) =>
-        dropRecording({ mode, inputDir: cfg.inputDir, spoolIncoming: path.join(cfg.dataDir, 'spool', 'incoming'), pid, wav, startMs: startMs + i * SOUNDSCAPE_SECONDS * 1000, index: i });
+        dropRecording({
+          mode,
+          inputDir: cfg.inputDir,
+          spoolIncoming: path.join(cfg.dataDir, 'spool', 'incoming'),
+          pid,
+          wav,
+          startMs: startMs + i * SOUNDSCAPE_SECONDS * 1000,
+          index: i,
+          queued: () => queued() >= (i + 1) * DETECTIONS_PER_RECORDING,
+        });
       const why = (what: string) => (missing: number) => `${mode}: ${missing} detections not ${what} within 2 min: ${agent.stderrTail().slice(-1000)}`;
       marks.push(Date.now() / 1000);
       for (let i = 0; i < n; i++) {
@@ -280,6 +291,8 @@ interface Drop {
   wav: Buffer;
   startMs: number;
   index: number;
+  /** True once this recording's detections are in the queue. */
+  queued: () => boolean;
 }
 
 /**
@@ -306,6 +319,7 @@ async function dropRecording(d: Drop): Promise<void> {
     confidence: Number((0.5 + ((d.index * 7 + k * 13) % 50) / 100).toFixed(4)),
   }));
   dropWhole(d.inputDir, `${name}.json`, JSON.stringify({ file_name: `${name}.json`, timestamp: `${iso.slice(0, 19)}+00:00`, delay: 0, detections }));
+  await waitUntil(d.queued, 120_000, () => `the detections of ${name}.json were not queued within 2 min`);
   rmSync(wavPath);
 }
 

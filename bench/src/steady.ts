@@ -1,19 +1,18 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, formatMemory, memoryDetail, procMemoryKb, sleep, split, startNode, type MemoryKb } from './proc.js';
+import { formatMemory, memoryDetail, procMemoryKb, sleep, split, type Child, type MemoryKb } from './proc.js';
 import { figure, median, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
-import { startCountingService } from './stored-detections.js';
+import type { CountingService } from './stored-detections.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
  * Steady state: the agent as a station runs it all day, one recording (a 15 s WAV and its
  * result CSV of 3 detections) every `steadyIntervalMs` (15 s, as the analyzer writes them)
  * for `steadySec` (10 minutes), with production defaults and the service up, next to a
- * bare `node` started with it. Both one's memory is sampled every 500 ms; the figure is the
+ * bare `node` started with it (the idle section's pair, after its idle figures). Both one's memory is sampled every 500 ms; the figure is the
  * agent's largest VmRSS over the second half of the window (the first half warms up), with
  * its RssAnon and RssFile, against the bare node's median VmRSS over the same half.
  * `--quick` drops one every 2 s for 60 s: faster than a station, and the name says so.
@@ -21,47 +20,47 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
 const DETECTIONS_PER_RECORDING = 3;
 const SAMPLE_MS = 500;
 
-export async function runSteady(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
-  const service = await startCountingService();
-  const cfg = writeAgentConfig({ dir, serviceUrl: service.url, productionClock: true });
-  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
-  const bare = startNode(['-e', 'setInterval(() => {}, 1000)']);
+export interface SteadyRun {
+  agent: Child;
+  bare: Child;
+  inputDir: string;
+  service: CountingService;
+}
+
+/** The steady-state phase on an agent and a bare node already running (idle.ts starts them). */
+export async function measureSteady(run: SteadyRun, options: BenchOptions, log: (line: string) => void): Promise<Figure[]> {
+  const { agent, bare, service } = run;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const interval = options.steadyIntervalMs;
   const count = Math.max(1, Math.floor((options.steadySec * 1000) / interval));
   const startMs = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
   const samples: { at: number; agent: MemoryKb; bare: MemoryKb }[] = [];
-  try {
-    await agent.waitForLine(/station-agent running/, 60_000);
-    const t0 = performance.now();
-    const sample = () => {
-      const a = procMemoryKb(agent.pid);
-      const b = procMemoryKb(bare.pid);
-      if (!a || !b) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
-      samples.push({ at: performance.now() - t0, agent: a, bare: b });
-    };
-    for (let k = 0; k < count; k++) {
-      const base = recordingBaseName(startMs + k * SOUNDSCAPE_SECONDS * 1000);
-      dropWhole(cfg.inputDir, `${base}.wav`, wav);
-      dropWhole(cfg.inputDir, `${base}.BirdNET.results.csv`, resultCsv(base, DETECTIONS_PER_RECORDING, k));
-      // The analyzer's cadence is the workload: sample until the next recording is due.
-      const next = (k + 1) * interval;
-      do {
-        sample();
-        await sleep(Math.max(0, Math.min(SAMPLE_MS, next - (performance.now() - t0))));
-      } while (performance.now() - t0 < next);
-    }
-    await service.untilStored(count * DETECTIONS_PER_RECORDING, 120_000, (missing) => `steady: ${missing} detections not stored: ${agent.stderrTail().slice(-1000)}`);
-  } finally {
-    await Promise.all([agent.stop(), bare.stop()]);
-    await service.close();
+  const stored0 = service.stored;
+  const t0 = performance.now();
+  const sample = () => {
+    const a = procMemoryKb(agent.pid);
+    const b = procMemoryKb(bare.pid);
+    if (!a || !b) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
+    samples.push({ at: performance.now() - t0, agent: a, bare: b });
+  };
+  for (let k = 0; k < count; k++) {
+    const base = recordingBaseName(startMs + k * SOUNDSCAPE_SECONDS * 1000);
+    dropWhole(run.inputDir, `${base}.wav`, wav);
+    dropWhole(run.inputDir, `${base}.BirdNET.results.csv`, resultCsv(base, DETECTIONS_PER_RECORDING, k));
+    // The analyzer's cadence is the workload: sample until the next recording is due.
+    const next = (k + 1) * interval;
+    do {
+      sample();
+      await sleep(Math.max(0, Math.min(SAMPLE_MS, next - (performance.now() - t0))));
+    } while (performance.now() - t0 < next);
   }
+  await service.untilStored(stored0 + count * DETECTIONS_PER_RECORDING, 120_000, (missing) => `steady: ${missing} detections not stored: ${agent.stderrTail().slice(-1000)}`);
   const windowMs = count * interval;
   const half = samples.filter((s) => s.at >= windowMs / 2);
   const peak = half.reduce((best, s) => (s.agent.vmRss > best.agent.vmRss ? s : best), half[0]);
   const bareMb = median(half.map((s) => s.bare.vmRss)) / 1024;
   const agentMb = peak.agent.vmRss / 1024;
-  const quickNote = interval < SOUNDSCAPE_SECONDS * 1000 ? `, faster than a station` : '';
+  const quickNote = interval < SOUNDSCAPE_SECONDS * 1000 ? ', faster than a station' : '';
   const cadence = `one recording every ${interval / 1000} s for ${Math.round(windowMs / 1000)} s${quickNote}`;
   log(`steady: ${cadence}: agent ${formatMemory(peak.agent)} (largest of the second half), bare node ${bareMb.toFixed(1)} MB (${split(peak.bare)})`);
   const detail = { recordings: count, intervalMs: interval, windowSec: windowMs / 1000, samples: samples.length, agent: memoryDetail(peak.agent), bare: memoryDetail(peak.bare), bareMedianMb: bareMb };

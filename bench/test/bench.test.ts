@@ -43,12 +43,15 @@ const TINY = [
   '--status-runs', '1',
   '--backlog-recordings', '1',
   '--write-recordings', '1',
+  '--steady-sec', '1',
+  '--steady-interval-ms', '500',
+  '--table-rows', '100',
 ];
 
 interface BenchDoc {
   command: string;
   machine: { nproc: number; cpuModel: string; memoryMb: number; node: string };
-  figures: { id: string; value: number | null; pass: boolean | null; targetText: string | null; detail?: Record<string, unknown> }[];
+  figures: { id: string; name: string; value: number | null; pass: boolean | null; targetText: string | null; detail?: Record<string, unknown> }[];
   errors: { section: string; message: string }[];
 }
 
@@ -81,6 +84,8 @@ describe('npm run bench (tiny sizes)', () => {
       'startup.statusVsBare',
       'backlog.peakRss',
       'backlog.realTime',
+      'memory.steadyVsBare',
+      'ingest.table.peakRssMb',
     ];
     if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed');
     for (const id of targeted) {
@@ -106,6 +111,11 @@ describe('npm run bench (tiny sizes)', () => {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
+    // Every memory figure shows VmRSS with its split into RssAnon and RssFile.
+    for (const id of ['memory.idleRss', 'memory.bareNodeRss', 'memory.steadyRss', 'memory.drainPeak', 'backlog.peakRss', 'ingest.table.peakRssMb', 'ingest.largeTable.peakRssMb']) {
+      expect(byId.get(id)!.name, id).toMatch(/RssAnon [\d.]+ MB, RssFile [\d.]+ MB/);
+    }
+    expect(byId.get('memory.steadyRss')!.detail).toMatchObject({ recordings: 2, intervalMs: 500 });
     // Writes per recording, end to end, in both modes, service up (targets), down and the drain after.
     for (const mode of ['results', 'analyzerpi']) {
       for (const phase of ['up', 'down', 'drain']) {

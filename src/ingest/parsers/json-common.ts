@@ -1,5 +1,4 @@
-/** What the two JSON formats share: reading the text and naming zod issues by JSON path. */
-import type { z } from 'zod';
+/** What the two JSON formats share: reading the text (json-shape.ts checks what it holds). */
 import { ResultFileError } from '../errors.js';
 import type { ParseContext } from '../types.js';
 import { stripBom } from './text.js';
@@ -13,18 +12,4 @@ export function readJson(text: string, ctx: ParseContext, what: string): unknown
       cause: err,
     });
   }
-}
-
-/** `detections[2].confidence` from a zod path (with an optional prefix). */
-export function jsonPath(path: readonly PropertyKey[], prefix: readonly PropertyKey[] = []): string {
-  let out = '';
-  for (const part of [...prefix, ...path]) {
-    out += typeof part === 'number' ? `[${part}]` : `${out === '' ? '' : '.'}${String(part)}`;
-  }
-  return out === '' ? '(root)' : out;
-}
-
-/** Each zod issue as `path: message`. */
-export function describeIssues(error: z.ZodError, prefix: readonly PropertyKey[] = []): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({ path: jsonPath(issue.path, prefix), message: issue.message }));
 }

@@ -9,57 +9,55 @@
  * checked first: a failure there is a ResultFileError. Each detection is then checked on its
  * own, so one bad entry is a RowError (naming its JSON path and line) and the rest still count.
  */
-import { z } from 'zod';
 import { ResultFileError } from '../errors.js';
 import { resolveSpecies } from '../labels.js';
 import type { ParseContext, ParsedDetection, ParsedResultFile, RowError } from '../types.js';
-import { describeIssues, readJson } from './json-common.js';
+import { readJson } from './json-common.js';
 import { arrayElementLines } from './json-lines.js';
+import { ShapeCheck } from './json-shape.js';
 import { rowError } from './text.js';
 
-const name = z.string().trim().min(1, 'must not be empty');
-
-export const sidecarDetectionSchema = z
-  .looseObject({
-    start: z.number().min(0),
-    end: z.number().min(0),
-    scientificName: name.optional(),
-    commonName: name.optional(),
-    confidence: z.number().min(0).max(1),
-  })
-  .refine((d) => d.end >= d.start, { message: 'end must not be before start', path: ['end'] })
-  .refine((d) => d.scientificName !== undefined || d.commonName !== undefined, {
-    message: 'needs scientificName or commonName',
-    path: ['scientificName'],
-  });
-
-export const sidecarDocumentSchema = z.looseObject({
-  /** ISO 8601 with offset (`Z` or `+02:00`); a time without offset would be ambiguous. */
-  recordingStart: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with an offset' }).optional(),
-  /** The analysed audio file's name, when it differs from the sidecar's base name. */
-  audioFile: name.optional(),
-  detections: z.array(z.unknown()),
-});
+/** One entry of `detections`, checked on its own (docs/SIDECAR.md). */
+function checkDetection(entry: unknown, i: number) {
+  const row = new ShapeCheck(['detections', i]);
+  const d = row.object(entry);
+  if (!d) return { problems: row.problems };
+  const start = row.number(d, 'start', { min: 0 });
+  const end = row.number(d, 'end', { min: 0 });
+  const scientificName = row.name(d, 'scientificName', true);
+  const commonName = row.name(d, 'commonName', true);
+  const confidence = row.number(d, 'confidence', { min: 0, max: 1 });
+  if (start !== undefined && end !== undefined && end < start) row.fail(['end'], 'end must not be before start');
+  if (scientificName === undefined && commonName === undefined && d.scientificName === undefined && d.commonName === undefined) {
+    row.fail(['scientificName'], 'needs scientificName or commonName');
+  }
+  if (row.problems.length > 0 || start === undefined || end === undefined || confidence === undefined) return { problems: row.problems };
+  return { problems: [], detection: { start, end, confidence, scientificName, commonName } };
+}
 
 export function parse(text: string, ctx: ParseContext): ParsedResultFile {
-  const doc = sidecarDocumentSchema.safeParse(readJson(text, ctx, 'a detections sidecar'));
-  if (!doc.success) {
-    const problems = describeIssues(doc.error).map((i) => `${i.path}: ${i.message}`);
+  const check = new ShapeCheck();
+  const doc = check.object(readJson(text, ctx, 'a detections sidecar'));
+  /** ISO 8601 with offset (`Z` or `+02:00`); a time without offset would be ambiguous. */
+  const recordingStart = doc && check.dateTimeWithOffset(doc, 'recordingStart');
+  /** The analysed audio file's name, when it differs from the sidecar's base name. */
+  const audioFile = doc && check.name(doc, 'audioFile', true);
+  const entries = doc && check.array(doc, 'detections');
+  if (!entries || check.problems.length > 0) {
+    const problems = check.problems.map((i) => `${i.path}: ${i.message}`);
     throw new ResultFileError(ctx.fileName, `not a valid detections sidecar: ${problems.join('; ')}`);
   }
   const lines = arrayElementLines(text, 'detections');
   const detections: ParsedDetection[] = [];
   const errors: RowError[] = [];
-  doc.data.detections.forEach((entry, i) => {
+  entries.forEach((entry, i) => {
     const line = lines[i] ?? 1;
-    const parsed = sidecarDetectionSchema.safeParse(entry);
-    if (!parsed.success) {
-      for (const issue of describeIssues(parsed.error, ['detections', i])) {
-        errors.push(rowError(ctx, line, issue.path, issue.message));
-      }
+    const checked = checkDetection(entry, i);
+    if (!checked.detection) {
+      for (const issue of checked.problems) errors.push(rowError(ctx, line, issue.path, issue.message));
       return;
     }
-    const d = parsed.data;
+    const d = checked.detection;
     const resolved = resolveSpecies(d, ctx.labels);
     if (!resolved.ok) {
       const field = d.scientificName !== undefined ? 'scientificName' : 'commonName';
@@ -69,7 +67,7 @@ export function parse(text: string, ctx: ParseContext): ParsedResultFile {
     detections.push({ startSec: d.start, endSec: d.end, confidence: d.confidence, line, ...resolved.species });
   });
   const result: ParsedResultFile = { format: 'sidecar', detections, errors };
-  if (doc.data.recordingStart !== undefined) result.recordingStart = doc.data.recordingStart;
-  if (doc.data.audioFile !== undefined) result.audioFileName = doc.data.audioFile;
+  if (recordingStart !== undefined) result.recordingStart = recordingStart;
+  if (audioFile !== undefined) result.audioFileName = audioFile;
   return result;
 }

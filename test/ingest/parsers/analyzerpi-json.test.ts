@@ -36,7 +36,7 @@ describe('analyzerpi JSON parser', () => {
       { startSec: 0, endSec: 3, scientificName: 'Pica pica', commonName: 'Eurasian Magpie', confidence: 0.7, line: 1 },
     ]);
     expect(r.errors).toEqual([
-      { line: 1, message: `${RTSP} line 1, detections[1].confidence: Invalid input: expected number, received string` },
+      { line: 1, message: `${RTSP} line 1, detections[1].confidence: must be a number (got a string)` },
       { line: 1, message: `${RTSP} line 1, detections[2].common_name: common name "Nonexistent" is not in the labels file(s)` },
     ]);
   });
@@ -55,7 +55,7 @@ describe('analyzerpi JSON parser', () => {
       'x.wav.json: not a valid analyzerpi result: timestamp: must be an ISO 8601 date-time with an offset',
     );
     expect(() => parse('{"file_name": "x.wav.json"}', { fileName: 'x.wav.json' })).toThrow(
-      'x.wav.json: not a valid analyzerpi result: detections: Invalid input: expected array, received undefined',
+      'x.wav.json: not a valid analyzerpi result: detections: must be an array (got nothing)',
     );
     expect(() => parse('', { fileName: 'x.wav.json' })).toThrow(/^x\.wav\.json: expected an analyzerpi result \(JSON\), but it is not valid JSON/);
   });

@@ -21,9 +21,9 @@ describe('JSON sidecar parser', () => {
       { startSec: 12, endSec: 15, scientificName: 'Phylloscopus collybita', commonName: 'Common Chiffchaff', confidence: 0.61, line: 16 },
     ]);
     expect(r.errors).toEqual([
-      { line: 8, message: `${NAME} line 8, detections[2].confidence: Too big: expected number to be <=1` },
+      { line: 8, message: `${NAME} line 8, detections[2].confidence: must be at most 1` },
       { line: 8, message: `${NAME} line 8, detections[2].end: end must not be before start` },
-      { line: 15, message: `${NAME} line 15, detections[3].start: Invalid input: expected number, received string` },
+      { line: 15, message: `${NAME} line 15, detections[3].start: must be a number (got a string)` },
       { line: 15, message: `${NAME} line 15, detections[3].commonName: must not be empty` },
       { line: 17, message: `${NAME} line 17, detections[5].commonName: common name "No Such Bird" is not in the labels file(s)` },
     ]);
@@ -36,9 +36,9 @@ describe('JSON sidecar parser', () => {
   it('rejects a document of the wrong shape naming each JSON path', () => {
     expect(() => parse(own('bad-shape.detections.json'), { fileName: 'b.json' })).toThrow(
       'b.json: not a valid detections sidecar: recordingStart: must be an ISO 8601 date-time with an offset; ' +
-        'detections: Invalid input: expected array, received object',
+        'detections: must be an array (got an object)',
     );
-    expect(() => parse('[]', { fileName: 'a.json' })).toThrow('a.json: not a valid detections sidecar: (root): Invalid input: expected object, received array');
+    expect(() => parse('[]', { fileName: 'a.json' })).toThrow('a.json: not a valid detections sidecar: (root): must be an object (got an array)');
   });
 
   it('rejects text that is not JSON with a ResultFileError', () => {

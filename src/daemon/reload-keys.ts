@@ -18,6 +18,7 @@ export const RELOAD_AT_ONCE: readonly string[] = [
   'input.afterUpload',
   'input.moveTo',
   'input.maxResultFileMb',
+  'upload.noSoundscapeAfterSec',
   'upload.windows',
   'upload.windowsAudioOnly',
   'upload.audioBytesPerSec',

@@ -86,6 +86,7 @@ export class UploaderComponent implements Component {
       this.audioWithheld = next.privacy.audio === 'never';
       this.uploader.notify();
     }
+    this.uploader.retune({ noSoundscapeAfterMs: next.upload.noSoundscapeAfterSec * 1000 });
     const link = linkSettings(next);
     if (JSON.stringify(link) !== this.linkJson) {
       this.linkJson = JSON.stringify(link);

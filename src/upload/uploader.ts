@@ -113,7 +113,7 @@ export class Uploader {
     private readonly queue: UploadQueue,
     private readonly api: UploadApi,
     private readonly log: Logger,
-    private readonly options: UploaderOptions,
+    private options: UploaderOptions,
     private readonly holdCheck: HoldCheck = () => null,
     private readonly observer: UploadObserver = {},
   ) {
@@ -148,6 +148,12 @@ export class Uploader {
   /** Commits that wrote (one fsync each), and the outcomes they recorded (tests, benchmark). */
   get commitStats(): { commits: number; outcomes: number } {
     return { commits: this.commits.commits, outcomes: this.commits.recorded };
+  }
+
+  /** A reloaded `upload.noSoundscapeAfterSec`: the next claim follows it. */
+  retune(settings: Pick<UploaderOptions, 'noSoundscapeAfterMs'>): void {
+    this.options = { ...this.options, ...settings };
+    this.notify();
   }
 
   /** New work was queued: look now instead of at the next timer. */

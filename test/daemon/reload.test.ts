@@ -49,6 +49,22 @@ describe('reload applies the keys that can change at runtime', () => {
     expect(counts.detections.uploaded).toBeGreaterThan(0);
   });
 
+  it('upload.noSoundscapeAfterSec lowered: detections waiting for a held soundscape go without it', async () => {
+    world = await createAgentWorld({ config: { upload: { windows: [closedWindow()], windowsAudioOnly: true, noSoundscapeAfterSec: 86_400 } } });
+    const w = world;
+    addRealRecording(w.inputDir, 'rec', 0);
+    const daemon = await w.startAgent();
+    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1, 30_000, tail);
+    await daemon.ingestIdle();
+    expect(w.counts().detections.uploaded).toBe(0);
+
+    editConfig(w, (c) => (c.upload.noSoundscapeAfterSec = 0));
+    await daemon.reload();
+    await until('detections posted without their soundscape', () => w.counts().detections.pending === 0 && w.counts().detections.uploaded > 0, 30_000, tail);
+    expect(w.counts().recordings.uploaded).toBe(0);
+    for (const d of await w.allDetections()) expect(d.soundscape ?? null).toBeNull();
+  });
+
   it('a species filter lifted in the config: the next recording posts its detections', async () => {
     world = await createAgentWorld({ config: { filters: { include: ['Nonexistent Warbler'] } } });
     const w = world;

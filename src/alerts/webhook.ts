@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Logger } from 'pino';
 import { redactText, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
+import { deadline } from '../system/deadline.js';
 import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
 import type { AlertNotice } from './alerter.js';
 
@@ -41,8 +42,11 @@ export interface WebhookOptions {
   headers: Record<string, string>;
   /** The secret's header, the text before it (`Bearer `) and the secret itself, or null. */
   secret: { header: string; prefix: string; value: string } | null;
+  /** The whole POST's time limit, from connecting to the receiver's answer. Default {@link DEFAULT_WEBHOOK_TIMEOUT_MS}. */
   timeoutMs?: number;
 }
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 export function alertPayload(notice: Omit<AlertNotice, 'event' | 'key'> & { event: string }, station: string, test = false): AlertPayload {
   const word = notice.state === 'firing' ? 'alert' : 'recovered';
@@ -75,20 +79,28 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
   if (options.secret) headers[options.secret.header.toLowerCase()] = `${options.secret.prefix}${options.secret.value}`;
   const path = new URL(options.url).pathname;
   const secrets = [options.secret?.value, path.length > 1 ? path : undefined];
+  // A total deadline, not only undici's idle timeouts: a receiver that sends its
+  // headers and then one byte every 2 s held the queue, and every notice behind it, for ever.
+  const timeout = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  const limit = deadline(timeout, signal);
   try {
-    const timeout = options.timeoutMs ?? 10_000;
     const res = await request(options.url, {
       method: 'POST',
       headers,
       body: JSON.stringify(payload),
       headersTimeout: timeout,
       bodyTimeout: timeout,
-      signal,
+      signal: limit.signal,
     });
-    await res.body.dump();
+    // The status is the receiver's answer: a 2xx whose body still trickles at the
+    // deadline was delivered (sending it again would only repeat the notice).
+    await res.body.dump({ limit: 64 * 1024, signal: limit.signal }).catch(() => {});
     if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
   } catch (err) {
-    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${errorMessage(err)}`, secrets));
+    const reason = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
+    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${reason}`, secrets));
+  } finally {
+    limit.clear();
   }
 }
 

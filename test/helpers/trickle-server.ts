@@ -6,7 +6,7 @@ import { createServer, type Socket } from 'node:net';
  * timeouts (undici's headers and body timeouts, a socket's `timeout`) restart at each
  * byte, so only a total deadline ends such a request.
  *
- * - `body`: the whole head (`200`, a JSON content type, a large `content-length`),
+ * - `body`: the whole head (`200`, a JSON content type, a `content-length` of 4000),
  *   then the body one byte at a time (a webhook receiver or a service behind a
  *   congested proxy);
  * - `headers`: the status line, then the headers one byte at a time.
@@ -48,8 +48,8 @@ export async function startTrickleServer(options: { mode: 'body' | 'headers'; in
       index = bodies.push(head.subarray(end + 4)) - 1;
       const [first, rest] =
         options.mode === 'body'
-          ? [`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n`, '{"success":true,"padding":"'.padEnd(100_000, 'x')]
-          : [`HTTP/1.1 ${status} OK\r\n`, `x-slow: ${'y'.repeat(100_000)}`];
+          ? [`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n`, '{"success":true,"padding":"'.padEnd(4_000, 'x')]
+          : [`HTTP/1.1 ${status} OK\r\n`, `x-slow: ${'y'.repeat(4_000)}`];
       socket.write(first);
       let at = 0;
       const timer = setInterval(() => {

@@ -1,0 +1,73 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AlertDelivery, alertPayload, type WebhookOptions } from '../../src/alerts/webhook.js';
+import { startTrickleServer, type TrickleServer } from '../helpers/trickle-server.js';
+
+/**
+ * The webhook against a real receiver that never finishes its answer (headers, then one
+ * byte every 100 ms; the issue's receiver sent one every 2 s): idle timeouts restart at
+ * each byte, so only the POST's total deadline lets the notices behind it go out.
+ */
+
+const HOOK_ID = 'ha-webhook-id-7f3a91';
+/** Long enough that a delivery still running has no deadline: the webhook's here is 300 ms. */
+const GUARD_MS = 20_000;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function trickle(mode: 'body' | 'headers'): Promise<TrickleServer> {
+  const s = await startTrickleServer({ mode, intervalMs: 100 });
+  cleanups.push(() => s.close());
+  return s;
+}
+
+function delivery(url: string, attempts: number): { delivery: AlertDelivery; logs: Record<string, unknown>[] } {
+  const logs: Record<string, unknown>[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const webhook: WebhookOptions = { url: `${url}/api/webhook/${HOOK_ID}`, headers: {}, secret: null, timeoutMs: 300 };
+  const d = new AlertDelivery(webhook, log, { attempts, backoff: { baseMs: 10, maxMs: 20 }, maxQueued: 50 });
+  cleanups.push(() => d.stop());
+  return { delivery: d, logs };
+}
+
+const notice = (state: 'firing' | 'resolved') =>
+  alertPayload({ event: 'uploads-paused', state, reason: 'token-rejected', message: 'uploads paused', since: 0, at: 1_000 }, 'Garden');
+
+/** Waits for the queue to empty, failing (instead of hanging) if it does not within GUARD_MS. */
+async function settled(d: AlertDelivery): Promise<void> {
+  let guard: NodeJS.Timeout | undefined;
+  const stalled = new Promise<'stalled'>((resolve) => (guard = setTimeout(() => resolve('stalled'), GUARD_MS)));
+  const outcome = await Promise.race([d.idle().then(() => 'idle'), stalled]);
+  clearTimeout(guard);
+  expect(outcome, 'the alert queue should have emptied').toBe('idle');
+}
+
+describe('alert webhook against a receiver that trickles', () => {
+  it('a 2xx whose body trickles: the firing notice ends at its deadline, and the resolved one behind it is sent', async () => {
+    const s = await trickle('body');
+    const { delivery: d, logs } = delivery(s.url, 3);
+    d.enqueue(notice('firing'));
+    d.enqueue(notice('resolved'));
+    await settled(d);
+    expect(s.requests).toEqual([`POST /api/webhook/${HOOK_ID} HTTP/1.1`, `POST /api/webhook/${HOOK_ID} HTTP/1.1`]);
+    expect(s.bodies.map((b) => (JSON.parse(b.toString()) as { state: string }).state)).toEqual(['firing', 'resolved']);
+    expect(logs.filter((l) => String(l.msg).startsWith('alert sent')).map((l) => l.state)).toEqual(['firing', 'resolved']);
+  }, 30_000);
+
+  it('headers that trickle: each attempt ends at its deadline and says so in the log, then the notice is given up', async () => {
+    const s = await trickle('headers');
+    const { delivery: d, logs } = delivery(s.url, 2);
+    d.enqueue(notice('firing'));
+    await settled(d);
+    expect(s.requests).toHaveLength(2);
+    const warnings = logs.filter((l) => l.level === 40).map((l) => String(l.msg));
+    expect(warnings).toEqual([
+      `alert webhook ${s.url}/<redacted>: no complete answer within 300 ms; will retry`,
+      `alert webhook ${s.url}/<redacted>: no complete answer within 300 ms; alert given up`,
+    ]);
+    expect(JSON.stringify(logs)).not.toContain(HOOK_ID);
+  }, 30_000);
+});

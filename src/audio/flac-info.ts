@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { openRegularFile } from '../system/regular-file.js';
 import { AudioFileError } from './errors.js';
 
@@ -69,32 +70,37 @@ export function encodeStreamInfo(info: StreamInfo): Buffer {
 export async function readFlacInfo(file: string): Promise<FlacInfo> {
   const fh = await openRegularFile(file);
   try {
-    const bytes = (await fh.stat()).size;
-    if (bytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
-    const head = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(head, 0, HEAD_BYTES, 0);
-    if (head.toString('latin1', 0, 4) !== 'fLaC') {
-      throw new AudioFileError(
-        file,
-        'not-flac',
-        'not a FLAC file: it does not start with "fLaC"',
-      );
-    }
-    if (bytesRead < HEAD_BYTES) {
-      throw new AudioFileError(file, 'truncated', `truncated FLAC header: ${bytes} bytes, STREAMINFO needs ${HEAD_BYTES}`);
-    }
-    const blockType = head[4] & 0x7f;
-    const blockLength = head.readUIntBE(5, 3);
-    if (blockType !== 0 || blockLength !== STREAMINFO_BYTES) {
-      throw new AudioFileError(
-        file,
-        'not-flac',
-        `the first metadata block is type ${blockType} of ${blockLength} bytes, expected STREAMINFO (type 0, 34 bytes)`,
-      );
-    }
-    const info = parseStreamInfo(head.subarray(STREAMINFO_OFFSET, HEAD_BYTES));
-    return { ...info, durationSec: info.sampleRate > 0 ? info.totalSamples / info.sampleRate : 0, bytes };
+    return await readFlacInfoFrom(fh, file);
   } finally {
     await fh.close();
   }
+}
+
+/** `readFlacInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `knownBytes` when its stat is at hand. */
+export async function readFlacInfoFrom(fh: FileHandle, file: string, knownBytes?: number): Promise<FlacInfo> {
+  const bytes = knownBytes ?? (await fh.stat()).size;
+  if (bytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
+  const head = Buffer.alloc(HEAD_BYTES);
+  const { bytesRead } = await fh.read(head, 0, HEAD_BYTES, 0);
+  if (head.toString('latin1', 0, 4) !== 'fLaC') {
+    throw new AudioFileError(
+      file,
+      'not-flac',
+      'not a FLAC file: it does not start with "fLaC"',
+    );
+  }
+  if (bytesRead < HEAD_BYTES) {
+    throw new AudioFileError(file, 'truncated', `truncated FLAC header: ${bytes} bytes, STREAMINFO needs ${HEAD_BYTES}`);
+  }
+  const blockType = head[4] & 0x7f;
+  const blockLength = head.readUIntBE(5, 3);
+  if (blockType !== 0 || blockLength !== STREAMINFO_BYTES) {
+    throw new AudioFileError(
+      file,
+      'not-flac',
+      `the first metadata block is type ${blockType} of ${blockLength} bytes, expected STREAMINFO (type 0, 34 bytes)`,
+    );
+  }
+  const info = parseStreamInfo(head.subarray(STREAMINFO_OFFSET, HEAD_BYTES));
+  return { ...info, durationSec: info.sampleRate > 0 ? info.totalSamples / info.sampleRate : 0, bytes };
 }

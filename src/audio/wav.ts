@@ -87,8 +87,9 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
   }
 }
 
-async function readWavInfoFrom(fh: FileHandle, file: string): Promise<WavInfo> {
-  const fileBytes = (await fh.stat()).size;
+/** `readWavInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `fileBytes` when its stat is at hand. */
+export async function readWavInfoFrom(fh: FileHandle, file: string, knownBytes?: number): Promise<WavInfo> {
+  const fileBytes = knownBytes ?? (await fh.stat()).size;
   if (fileBytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
 
   const head = await readAt(fh, 0, RIFF_HEADER_BYTES);

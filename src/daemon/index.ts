@@ -6,7 +6,7 @@ import { loadConfig, requireToken, type LoadConfigOptions } from '../config/load
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createIngestContext } from '../ingest/context.js';
-import type { Pairing } from '../ingest/pairing.js';
+import type { InputFile, Pairing } from '../ingest/pairing.js';
 import type { InputWatcher } from '../ingest/watcher.js';
 import { addLogSecrets, createLogger, type Logger } from '../log/index.js';
 import { openQueue, recoverInFlight, type Queue } from '../queue/index.js';
@@ -58,7 +58,7 @@ export interface RunningDaemon {
   log: Logger;
   uploader: Uploader;
   pairing: Pairing;
-  watcher: InputWatcher;
+  watcher: InputWatcher<InputFile>;
   link: LinkPolicy;
   /** The alerts component, when `alerts.webhook.url` is set. */
   alerts: AlertMonitor | null;

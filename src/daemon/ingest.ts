@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/index.js';
-import type { IngestContext } from '../ingest/ingest-recording.js';
-import { Pairing } from '../ingest/pairing.js';
+import type { IngestContext } from '../ingest/context.js';
+import { Pairing, type InputFile } from '../ingest/pairing.js';
 import { InputWatcher } from '../ingest/watcher.js';
 import type { Logger } from '../log/index.js';
 import { createStationPolicy } from '../policy/recording-policy.js';
@@ -20,7 +20,7 @@ const STOP_IDLE_MS = 3_000;
 export class IngestComponent implements Component {
   readonly name = 'ingest';
   readonly pairing: Pairing;
-  readonly watcher: InputWatcher;
+  readonly watcher: InputWatcher<InputFile>;
   private policyJson: string;
 
   constructor(
@@ -52,7 +52,7 @@ export class IngestComponent implements Component {
       dir: config.input.dir,
       stableMs: config.input.stableMs,
       rescanIntervalMs: config.input.rescanIntervalSec * 1000,
-      isRelevant: this.pairing.isRelevant,
+      classify: this.pairing.classify,
       isDone: this.pairing.isDone,
       onAppear: this.pairing.onAppear,
       onStable: this.pairing.onStable,

@@ -9,8 +9,9 @@ import { sourceHoldReasons } from '../queue/hold-counts.js';
 import { INGEST_BATCH, WriteBatch } from '../queue/write-batch.js';
 import { notTakenReason } from '../system/regular-file.js';
 import { createIngestContext } from './context.js';
-import { classifyPath } from './formats.js';
-import type { IngestContext, IngestOutcome } from './ingest-recording.js';
+import { classifyPath, type ResultClass } from './formats.js';
+import type { IngestContext } from './context.js';
+import type { IngestOutcome } from './ingest-recording.js';
 import { Pairing } from './pairing.js';
 
 /** The least time a backfilled file must be unchanged before an unfinished-looking end is taken as it is. */
@@ -133,9 +134,8 @@ async function ingestAll(options: IngestPathsOptions, ctx: IngestContext, log: L
         continue;
       }
       writes?.begin();
-      pairing.enqueue(file, st);
       // One at a time: keeps memory flat and the progress honest.
-      await pairing.idle();
+      await pairing.scheduleIngest(file, st, found.what);
       writes?.commitIfFull();
     }
   }
@@ -143,7 +143,7 @@ async function ingestAll(options: IngestPathsOptions, ctx: IngestContext, log: L
 }
 
 type Found =
-  | { file: string; st: Stats; error?: undefined; skip?: undefined }
+  | { file: string; st: Stats; what: ResultClass; error?: undefined; skip?: undefined }
   | { file: string; st?: undefined; error: string; skip?: undefined }
   | { file: string; st?: undefined; error?: undefined; skip: string };
 
@@ -167,7 +167,7 @@ async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
   const c = classifyPath(full);
   const readable = c.kind === 'result' || c.kind === 'analyzerpi-json';
   if (st.isFile()) {
-    if (readable) yield { file: full, st };
+    if (readable) yield { file: full, st, what: c };
     else if (named) yield { file: full, error: `${full}: not a result file the agent reads (${RESULT_NAMES}); audio is found through its result file` };
     return;
   }

@@ -1,15 +1,49 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
-import { createStationPolicy } from '../policy/recording-policy.js';
-import type { IngestContext } from './ingest-recording.js';
+import type { WriteBatch } from '../queue/write-batch.js';
+import { createStationPolicy, type StationPolicy } from '../policy/recording-policy.js';
 import { Labels } from './labels.js';
 import { Spool } from './spool.js';
+import type { ResultFormat } from './types.js';
 
 /**
- * The ingest settings of a config, shared by the daemon's watcher and the
- * `ingest` command so both queue exactly the same items for the same files.
+ * The ingest settings of a config, shared by the daemon's watcher and the `ingest`
+ * command so both queue exactly the same items for the same files.
  */
+export interface IngestContext {
+  queue: Queue;
+  spool: Spool;
+  labels: Labels | undefined;
+  /** IANA zone of the station: naive local file names are read in it. */
+  zone: string;
+  /** Which rows are posted and whether the audio may be kept (input.minConfidence, privacy, filters). */
+  policy: StationPolicy;
+  format: ResultFormat | 'auto';
+  lat: number | null;
+  lon: number | null;
+  /** `disk.minFreeMb`: below it, audio is not spooled (detections still queue; system/disk.ts says "low"). */
+  minFreeMb: number;
+  /** Larger result files are refused (`input.maxResultFileMb`). */
+  maxResultFileBytes: number;
+  /**
+   * How long a result file whose end looks unfinished (no final line end, JSON that does
+   * not parse) must stay unchanged before it is taken as it is. The daemon waits
+   * `SETTLE_MS` (the analyzer may still be writing); `ingest`, run by an operator on
+   * finished output, much less.
+   */
+  settleMs?: number;
+  log: Logger;
+  now?: () => number;
+  /** Report what would be queued without writing anything. */
+  dryRun?: boolean;
+  /**
+   * `station-agent ingest`: the open batch of writes (several files per commit); a long
+   * file commits it when it reaches its bounds. The daemon commits each file on its own.
+   */
+  writes?: WriteBatch;
+}
+
 export async function createIngestContext(
   config: Config,
   queue: Queue,

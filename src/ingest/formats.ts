@@ -40,6 +40,9 @@ export type PathClass =
   | { kind: 'analyzerpi-json'; audioFileName: string; baseName: string }
   | { kind: 'ignored' };
 
+/** A file ingest reads: a result table, a sidecar or an analyzerpi JSON. */
+export type ResultClass = Extract<PathClass, { kind: 'result' } | { kind: 'analyzerpi-json' }>;
+
 /** Result suffixes, longest first so `.results.kaleidoscope.csv` wins over `.results.csv`. */
 const RESULT_SUFFIXES: [suffix: string, format: ResultFormat][] = [
   ['.BirdNET.results.kaleidoscope.csv', 'kaleidoscope'],
@@ -101,8 +104,7 @@ export function sniffFormat(text: string): ResultFormat | undefined {
  * The format for `input.format: "auto"`: by suffix; for CSV files (whose suffix has carried
  * several layouts) by the header when `text` is given. Undefined when not a result file.
  */
-export function detectFormat(filePath: string, text?: string): ResultFormat | undefined {
-  const c = classifyPath(filePath);
+export function detectFormat(filePath: string, text?: string, c: PathClass = classifyPath(filePath)): ResultFormat | undefined {
   const bySuffix = c.kind === 'result' ? c.format : c.kind === 'analyzerpi-json' ? 'analyzerpi-json' : undefined;
   const isCsv = filePath.toLowerCase().endsWith('.csv');
   if (isCsv && text !== undefined) return sniffFormat(text) ?? bySuffix;
@@ -135,6 +137,8 @@ export interface ParseResultFileOptions {
   labels?: Labels | undefined;
   /** A fixed format, or `auto` (the default) for `detectFormat`. */
   format?: ResultFormat | 'auto';
+  /** The file's classification, when the caller has made it (else `classifyPath`). */
+  what?: PathClass;
 }
 
 /**
@@ -143,14 +147,14 @@ export interface ParseResultFileOptions {
  * `errors` of the result.
  */
 export function parseResultFile(filePath: string, text: string, options: ParseResultFileOptions = {}): ParsedResultFile {
-  const format = options.format && options.format !== 'auto' ? options.format : detectFormat(filePath, text);
+  const c = options.what ?? classifyPath(filePath);
+  const format = options.format && options.format !== 'auto' ? options.format : detectFormat(filePath, text, c);
   if (!format) {
     throw new ResultFileError(filePath, 'not a recognised result file (unknown name suffix and header)');
   }
   const ctx = options.labels ? { fileName: filePath, labels: options.labels } : { fileName: filePath };
   const parsed = PARSERS[format](text, ctx);
   // `x.wav.csv` and `x.wav.json` name their audio file even when the content does not.
-  const c = classifyPath(filePath);
   if (parsed.audioFileName === undefined && 'audioFileName' in c && c.audioFileName !== undefined) {
     parsed.audioFileName = c.audioFileName;
   }

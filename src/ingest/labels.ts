@@ -15,6 +15,7 @@
  *   file) is ambiguous: that row is an error naming both, never a guess.
  */
 import { readFile } from 'node:fs/promises';
+import { nameKey } from '../policy/names.js';
 import { LabelsFileError } from './errors.js';
 
 export interface SpeciesName {
@@ -26,11 +27,6 @@ export type CommonNameLookup =
   | { kind: 'found'; species: SpeciesName }
   | { kind: 'ambiguous'; candidates: SpeciesName[] }
   | { kind: 'missing' };
-
-/** The key under which names are compared: NFC, trimmed, inner whitespace collapsed, lower case. */
-export function nameKey(name: string): string {
-  return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
-}
 
 /**
  * The entries of a labels file, in file order. Accepts a UTF-8 BOM, LF or CRLF, blank lines

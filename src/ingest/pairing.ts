@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { readdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errorCode, errorMessage } from '../errors.js';
-import { isFileDone, markFileDone, type FileOutcome } from '../queue/ingested-files.js';
-import { openRegularFile, readRegularFileText } from '../system/regular-file.js';
-import { classifyPath, parseResultFile } from './formats.js';
-import { ingestRecording, type IngestContext, type IngestOutcome } from './ingest-recording.js';
+import { isFileDone, markFileDone } from '../queue/ingested-files.js';
+import { openRegularFile } from '../system/regular-file.js';
+import type { IngestContext } from './context.js';
+import { classifyPath, type ResultClass } from './formats.js';
+import { ingestRecording, type IngestInput, type IngestOutcome } from './ingest-recording.js';
 
 /**
  * Pairs the analyzer's audio with its result file and hands each pair to
@@ -21,8 +22,15 @@ import { ingestRecording, type IngestContext, type IngestOutcome } from './inges
  *   its `<wav>.json` then finds it there. A spooled WAV whose JSON never comes is
  *   discarded after `jsonTimeoutMs`.
  * - `auto`: both, deciding per file.
+ *
+ * Each file is classified once (`classify`, asked by the watcher) and the class travels
+ * with it to ingest. Files wait their turn in one bounded list (`backlog`), never in a
+ * chain of promises: the watcher counts them against its bound.
  */
 export type InputMode = 'auto' | 'results' | 'analyzerpi';
+
+/** What a file in the input folder is to the pairing: a result to ingest, or audio to take on sight. */
+export type InputFile = ResultClass | { kind: 'audio'; takeOnSight: true };
 
 export interface PairingOptions {
   ctx: IngestContext;
@@ -36,23 +44,32 @@ export interface PairingOptions {
   onOutcome?: (file: string, outcome: IngestOutcome) => void;
   /** The file is finished with (recorded as done): the watcher may release it. */
   onDone?: (file: string) => void;
-  /** How long a result waits for its audio to be complete before going without it. Default 10 min. */
+  /** How long a result waits for its audio to be complete before it is taken as it is. Default 10 min. */
   audioWaitMs?: number;
 }
 
 const ANALYZERPI_WAV = /^\d{4}-\d{2}-\d{2}-birdnet-.*\.wav$/i;
 const AUDIO_WAIT_MS = 10 * 60_000;
 
+interface Waiting {
+  st: Stats;
+  what: ResultClass;
+  finished: () => void;
+}
+
 export class Pairing {
-  private chain: Promise<void> = Promise.resolve();
-  private readonly inProgress = new Set<string>();
+  /** Result files handed over, in order, each once (a second hand-over replaces the first). */
+  private readonly waiting = new Map<string, Waiting>();
+  /** The file being ingested now. */
+  private current: string | null = null;
+  private worker: Promise<void> | null = null;
   private readonly waitingSince = new Map<string, number>();
   private readonly linking = new Map<string, Promise<void>>();
   /**
    * analyzerpi WAVs that could not be hard-linked (the spool is on another mount):
    * an open descriptor keeps the audio readable after the analyzer deletes the name,
-   * and the copy is made only when the JSON says the recording is wanted. Copying
-   * every WAV on sight would write gigabytes a day to the SD card.
+   * and the copy is made only when ingest finds the recording wanted. Copying every
+   * WAV on sight would write gigabytes a day to the SD card.
    */
   private readonly held = new Map<string, { handle: FileHandle; at: number }>();
 
@@ -61,21 +78,26 @@ export class Pairing {
 
   constructor(private readonly opts: PairingOptions) {}
 
-  /** Whether the watcher should follow a file at all. */
-  isRelevant = (file: string): boolean => {
+  /** What the watcher should follow, and as what; undefined for files of no interest. */
+  classify = (file: string): InputFile | undefined => {
     const c = classifyPath(file);
-    if (c.kind === 'ignored') return false;
-    if (c.kind === 'audio') return this.takesOnSight(file);
-    if (c.kind === 'analyzerpi-json') return this.opts.mode !== 'results';
-    return this.opts.mode !== 'analyzerpi';
+    if (c.kind === 'ignored') return undefined;
+    if (c.kind === 'audio') return this.takesOnSight(file) ? { kind: 'audio', takeOnSight: true } : undefined;
+    if (c.kind === 'analyzerpi-json') return this.opts.mode !== 'results' ? c : undefined;
+    return this.opts.mode !== 'analyzerpi' ? c : undefined;
   };
 
   isDone = (file: string, size: number, mtimeMs: number): boolean =>
-    this.inProgress.has(file) || isFileDone(this.opts.ctx.queue, file, size, mtimeMs);
+    this.waiting.has(file) || this.current === file || isFileDone(this.opts.ctx.queue, file, size, mtimeMs);
+
+  /** Result files handed over and not finished yet (the one being ingested included). */
+  get backlog(): number {
+    return this.waiting.size + (this.current ? 1 : 0);
+  }
 
   /** analyzerpi: take the WAV before the analyzer deletes it. */
-  onAppear = (file: string): void => {
-    if (!this.takesOnSight(file) || this.linking.has(file)) return;
+  onAppear = (file: string, what: InputFile): void => {
+    if (what.kind !== 'audio' || this.linking.has(file)) return;
     const dest = path.join(this.opts.ctx.spool.incomingDir, path.basename(file));
     const task = (async () => {
       // Only a regular file, opened without blocking: a FIFO named *.wav must not stall ingestion.
@@ -99,14 +121,13 @@ export class Pairing {
     this.linking.set(file, task);
   };
 
-  onStable = (file: string, st: Stats): void => {
-    const c = classifyPath(file);
-    if (c.kind === 'result' || c.kind === 'analyzerpi-json') this.enqueue(file, st);
-  };
+  /** A file has been stable: a result is ingested in its turn; resolves when it is finished with. */
+  onStable = (file: string, st: Stats, what: InputFile): Promise<void> | undefined =>
+    what.kind === 'audio' ? undefined : this.scheduleIngest(file, st, what);
 
   /** Waits for everything handed over so far (tests, backfill, shutdown). */
-  idle(): Promise<void> {
-    return this.chain;
+  async idle(): Promise<void> {
+    while (this.worker) await this.worker;
   }
 
   /** Closes what is held open (shutdown). */
@@ -130,7 +151,7 @@ export class Pairing {
       // Age counts from when the agent last started, not only from the link: after a
       // downtime longer than the timeout, the JSON may be waiting in the input folder.
       if (!st || now - Math.max(st.ctimeMs, this.startedAt) < this.opts.jsonTimeoutMs) continue;
-      if (this.inProgress.size > 0 && [...this.inProgress].some((f) => f.endsWith(`${name}.json`))) continue;
+      if (this.isHandedOver((f) => f.endsWith(`${name}.json`))) continue;
       await this.opts.ctx.spool.remove(file);
       removed++;
       this.opts.ctx.log.warn(`discarded ${name}: its analyzer result never came within ${Math.round(this.opts.jsonTimeoutMs / 1000)} s`);
@@ -138,32 +159,10 @@ export class Pairing {
     return removed;
   }
 
-  /**
-   * The JSON of a held WAV arrived: copy the audio into incoming/ only when the
-   * recording has a detection worth uploading (decided by a cheap parse here, and
-   * again by ingest).
-   */
-  private async copyHeld(original: string, spooled: string, jsonPath: string): Promise<void> {
-    const held = this.held.get(original);
-    if (!held) return;
-    try {
-      if (await this.wanted(jsonPath)) await this.opts.ctx.spool.copyFromHandle(held.handle, spooled, original);
-    } catch (err) {
-      this.opts.ctx.log.warn(`could not copy ${original} into the spool: ${errorMessage(err)}`);
-    } finally {
-      await this.release(original);
-    }
-  }
-
-  private async wanted(jsonPath: string): Promise<boolean> {
-    try {
-      const parsed = parseResultFile(jsonPath, await readRegularFileText(jsonPath), { labels: this.opts.ctx.labels });
-      // The same decision ingest makes: nothing to post, or audio the policies withhold, is not copied.
-      const decision = this.opts.ctx.policy.decide(parsed.detections);
-      return decision.post.length > 0 && !decision.withheld;
-    } catch {
-      return false;
-    }
+  private isHandedOver(match: (file: string) => boolean): boolean {
+    if (this.current && match(this.current)) return true;
+    for (const file of this.waiting.keys()) if (match(file)) return true;
+    return false;
   }
 
   private async release(file: string): Promise<void> {
@@ -178,43 +177,77 @@ export class Pairing {
     return this.opts.mode === 'analyzerpi' ? /\.wav$/i.test(file) : ANALYZERPI_WAV.test(path.basename(file));
   }
 
-  /** Hands one result file over (the watcher's `onStable`, or a backfill). */
-  enqueue(file: string, st: Stats): void {
-    this.inProgress.add(file);
-    this.chain = this.chain
-      .then(() => this.handle(file, st))
-      .catch((err: unknown) => {
-        // A failure outside ingestRecording's own handling (the queue database full or
-        // locked while the file is marked done) must not reject the chain: every later
-        // file would be skipped behind it, and the rejection would end the process.
-        this.opts.ctx.log.error({ file, code: errorCode(err) }, `ingest of ${file} failed, looking at it again in 60 s: ${errorMessage(err)}`);
-        this.opts.recheck(file, 60_000);
-      })
-      .finally(() => this.inProgress.delete(file));
+  /**
+   * Puts one result file in line to be ingested (the watcher's `onStable`, or a backfill);
+   * resolves when it is finished with (ingested, marked, or handed back for a later look).
+   */
+  scheduleIngest(file: string, st: Stats, what: ResultClass): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const before = this.waiting.get(file);
+      this.waiting.set(file, {
+        st,
+        what,
+        finished: () => {
+          before?.finished();
+          resolve();
+        },
+      });
+      this.worker ??= this.work().finally(() => {
+        this.worker = null;
+      });
+    });
   }
 
-  private async handle(file: string, st: Stats): Promise<void> {
-    const c = classifyPath(file);
-    let input: { resultPath: string; audioPath?: string; spooledAudio?: string };
-    if (c.kind === 'analyzerpi-json') {
-      const original = path.join(path.dirname(file), c.audioFileName);
-      await this.linking.get(original);
-      const spooled = path.join(this.opts.ctx.spool.incomingDir, c.audioFileName);
-      await this.copyHeld(original, spooled, file);
-      if (existsSync(spooled)) input = { resultPath: file, audioPath: original, spooledAudio: spooled };
-      else input = { resultPath: file, audioPath: existsSync(original) ? original : undefined };
-      if (!input.spooledAudio && !input.audioPath) input.audioPath = original;
-    } else {
-      input = { resultPath: file, audioPath: findAudio(file, c.kind === 'result' ? c.audioFileName ?? c.baseName : '') };
+  private async work(): Promise<void> {
+    for (let next = this.waiting.entries().next(); !next.done; next = this.waiting.entries().next()) {
+      const [file, w] = next.value;
+      this.waiting.delete(file);
+      this.current = file;
+      try {
+        await this.ingestFile(file, w.st, w.what);
+      } catch (err: unknown) {
+        // A failure outside ingestRecording's own handling (the queue database full or
+        // locked while the file is marked done) must not stop the line: every later file
+        // would wait behind it.
+        this.opts.ctx.log.error({ file, code: errorCode(err) }, `ingest of ${file} failed, looking at it again in 60 s: ${errorMessage(err)}`);
+        this.opts.recheck(file, 60_000);
+      } finally {
+        this.current = null;
+        w.finished();
+      }
     }
+  }
 
+  /** Where a result's audio is, and how it is taken (linked on sight, held open, beside it). */
+  private async pairedInput(file: string, what: ResultClass): Promise<IngestInput> {
+    if (what.kind !== 'analyzerpi-json') return { resultPath: file, what, audioPath: findAudio(file, what.audioFileName ?? what.baseName) };
+    const original = path.join(path.dirname(file), what.audioFileName);
+    await this.linking.get(original);
+    const spooled = path.join(this.opts.ctx.spool.incomingDir, what.audioFileName);
+    if (existsSync(spooled)) return { resultPath: file, what, audioPath: original, spooledAudio: spooled };
+    const held = this.held.get(original);
+    return { resultPath: file, what, audioPath: original, ...(held && { heldAudio: { handle: held.handle, to: spooled } }) };
+  }
+
+  private async ingestFile(file: string, st: Stats, what: ResultClass): Promise<void> {
+    const input: IngestInput = { ...(await this.pairedInput(file, what)), found: { size: st.size, mtimeMs: st.mtimeMs } };
     let outcome: IngestOutcome;
     try {
-      outcome = await ingestRecording(this.opts.ctx, input);
-    } catch (err) {
-      outcome = { status: 'error', message: `${file}: ${errorMessage(err)}`, code: (err as { code?: string }).code ?? 'ERR_INGEST' };
+      outcome = await this.ingest(input);
+      if (outcome.status === 'not-ready' && outcome.waitingFor === 'audio') {
+        const since = this.waitingSince.get(file) ?? Date.now();
+        this.waitingSince.set(file, since);
+        if (Date.now() - since < (this.opts.audioWaitMs ?? AUDIO_WAIT_MS)) {
+          this.opts.recheck(file, 5_000);
+          return;
+        }
+        // The audio never completed: take what it holds, or go without it.
+        outcome = await this.ingest({ ...input, audioAsItIs: true });
+      }
+    } finally {
+      if (input.heldAudio && this.held.get(input.audioPath!)?.handle === input.heldAudio.handle) await this.release(input.audioPath!);
     }
-    if (outcome.status === 'not-ready' && outcome.waitingFor === 'result') {
+    if (outcome.status === 'not-ready') {
       // The result file itself is unfinished (a last line without its line end, JSON that
       // does not parse yet): never read half a row; look again until it is complete, or
       // until it has not changed for result-stream's SETTLE_MS and is taken as it is.
@@ -223,35 +256,26 @@ export class Pairing {
       this.opts.recheck(file, RESULT_RECHECK_MS);
       return;
     }
-    if (outcome.status === 'not-ready') {
-      const since = this.waitingSince.get(file) ?? Date.now();
-      this.waitingSince.set(file, since);
-      if (Date.now() - since < (this.opts.audioWaitMs ?? AUDIO_WAIT_MS)) {
-        this.opts.recheck(file, 5_000);
-        return;
-      }
-      // The audio never completed: queue the detections without it, and say which audio.
-      const reason = outcome.reason;
-      outcome = await ingestRecording(this.opts.ctx, { resultPath: file });
-      if ('problems' in outcome) outcome.problems.push(`${reason}; still incomplete after waiting for it, detections go without a soundscape`);
-      if (outcome.status === 'not-ready') {
-        this.opts.recheck(file, RESULT_RECHECK_MS);
-        return;
-      }
-    }
     this.waitingSince.delete(file);
     this.opts.onOutcome?.(file, outcome);
-    const done: FileOutcome = outcome.status === 'queued' ? 'queued' : outcome.status === 'no-detections' ? 'no-detections' : 'error';
     if (outcome.status === 'error' && isTransient(outcome.code)) {
       // A disk or database hiccup: try the file again later rather than marking it done.
       this.opts.recheck(file, 60_000);
       return;
     }
-    if (!this.opts.ctx.dryRun) {
-      markFileDone(this.opts.ctx.queue, file, st.size, st.mtimeMs, done, outcome.status === 'error' ? outcome.message : null);
-      this.opts.onDone?.(file);
-    }
+    if (this.opts.ctx.dryRun) return;
+    // Queued and no-detections outcomes were marked in the recording's last transaction.
+    if (outcome.status === 'error') markFileDone(this.opts.ctx.queue, file, st.size, st.mtimeMs, 'error', outcome.message);
+    this.opts.onDone?.(file);
     if (outcome.status === 'queued') this.opts.onQueued?.();
+  }
+
+  private async ingest(input: IngestInput): Promise<IngestOutcome> {
+    try {
+      return await ingestRecording(this.opts.ctx, input);
+    } catch (err) {
+      return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code: (err as { code?: string }).code ?? 'ERR_INGEST' };
+    }
   }
 }
 

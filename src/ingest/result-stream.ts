@@ -6,16 +6,22 @@
  *   the size the file had when it was opened: memory stays flat whatever the file's size.
  * - JSON formats are read whole, and so are refused above `MAX_JSON_BYTES`.
  *
+ * The file is opened once, and parsed once: the first batch is read at open (for every real
+ * result file, that is all of it), so a decision over the whole file (privacy) needs no second
+ * read. Only a table longer than one batch is read again, from the same descriptor (`reread`).
+ *
  * Complete means: the last line ends with a line end (line formats), or the text parses
  * (JSON). A file that is neither is `not-ready` (looked at again later), until it has not
  * changed for `SETTLE_MS`: then it is taken as it is (a writer that never ends its last
  * line), and a JSON file that still does not parse is an error.
  */
+import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { openRegularFile } from '../system/regular-file.js';
+import { StringDecoder } from 'node:string_decoder';
+import { openRegularFileStat } from '../system/regular-file.js';
+import { contentKey } from './content-key.js';
 import { ResultFileError } from './errors.js';
-import { classifyPath, detectFormat, LINE_PARSERS, parseResultFile } from './formats.js';
+import { detectFormat, LINE_PARSERS, parseResultFile, type ResultClass } from './formats.js';
 import type { Labels } from './labels.js';
 import type { LineParser } from './parsers/line-parser.js';
 import type { ParseContext, ParsedDetection, ResultFormat, RowError } from './types.js';
@@ -26,6 +32,8 @@ export const MAX_JSON_BYTES = 16 * 1024 * 1024;
 export const SETTLE_MS = 10 * 60_000;
 /** Detections per batch (one queue transaction each). */
 export const BATCH_SIZE = 5_000;
+/** Bytes read at a time from a line-format file. */
+const READ_CHUNK = 64 * 1024;
 
 export interface ResultStreamOptions {
   labels?: Labels | undefined;
@@ -42,34 +50,45 @@ export interface ResultStreamOptions {
 export interface RowBatch {
   detections: ParsedDetection[];
   errors: RowError[];
+  /** No row of the file follows this batch. */
+  last: boolean;
 }
 
-export type OpenedResult =
-  | { kind: 'not-ready'; reason: string }
-  | {
-      kind: 'open';
-      format: ResultFormat;
-      /** ISO 8601 with offset, when the file carries the recording's start (JSON formats). */
-      recordingStart: string | undefined;
-      /** The analysed audio file's name, when the file names it. */
-      audioFileName: string | undefined;
-      /** The rows, in batches of at most `batchSize` detections. Iterate once. */
-      batches: AsyncGenerator<RowBatch>;
-      /** Ends the reading early (the batches were not, or not all, iterated). */
-      close(): Promise<void>;
-    };
+export interface OpenResult {
+  kind: 'open';
+  format: ResultFormat;
+  /** ISO 8601 with offset, when the file carries the recording's start (JSON formats). */
+  recordingStart: string | undefined;
+  /** The analysed audio file's name, when the file names it. */
+  audioFileName: string | undefined;
+  /** The descriptor's stat when the file was opened (what is read: the first `size` bytes). */
+  stats: Stats;
+  /** The first batch of rows: every row of a file of up to `batchSize` detections (`first.last`). */
+  first: RowBatch;
+  /** The batches after `first`, read on from the same descriptor. Iterate once. */
+  rest(): AsyncGenerator<RowBatch>;
+  /** Every row again from the start (a second read of the same descriptor), for a decision over the whole file when `first` is not all of it. */
+  reread(): AsyncGenerator<RowBatch>;
+  /** The file's size and first 64 KiB, hashed: what it is known by where its name gives no identity. */
+  contentKey(): Promise<string>;
+  /** Ends the reading (the batches need not have been iterated). */
+  close(): Promise<void>;
+}
+
+export type OpenedResult = { kind: 'not-ready'; reason: string } | OpenResult;
 
 /**
  * Throws ResultFileError for a file that is no result file, too large, or has a bad header,
  * and NotRegularFileError for a FIFO, device or link: the file is opened once, through
  * `openRegularFile`, and everything is read from that descriptor (a file swapped for a
- * FIFO after the check can never block the reader).
+ * FIFO after the check can never block the reader). `what` is the file's classification,
+ * made once by whoever found the file (the watcher's pairing, a backfill).
  */
-export async function openResultFile(file: string, options: ResultStreamOptions): Promise<OpenedResult> {
-  const fh = await openRegularFile(file);
+export async function openResultFile(file: string, what: ResultClass, options: ResultStreamOptions): Promise<OpenedResult> {
+  const { handle: fh, stats } = await openRegularFileStat(file);
   let handedOver = false;
   try {
-    const opened = await openFrom(fh, file, options);
+    const opened = await openFrom(fh, stats, file, what, options);
     handedOver = opened.kind === 'open';
     return opened;
   } finally {
@@ -77,10 +96,9 @@ export async function openResultFile(file: string, options: ResultStreamOptions)
   }
 }
 
-async function openFrom(fh: FileHandle, file: string, options: ResultStreamOptions): Promise<OpenedResult> {
-  const st = await fh.stat();
+async function openFrom(fh: FileHandle, st: Stats, file: string, what: ResultClass, options: ResultStreamOptions): Promise<OpenedResult> {
   const settled = options.now - st.mtimeMs >= (options.settleMs ?? SETTLE_MS);
-  const format = options.format !== 'auto' ? options.format : detectFormat(file, await readSlice(fh, 0, Math.min(st.size, 4096)));
+  const format = options.format !== 'auto' ? options.format : detectFormat(file, await readSlice(fh, 0, Math.min(st.size, 4096)), what);
   if (!format) throw new ResultFileError(file, 'not a recognised result file (unknown name suffix and header)');
   const lineParser = LINE_PARSERS[format];
   const limit = lineParser ? options.maxBytes : Math.min(options.maxBytes, MAX_JSON_BYTES);
@@ -88,110 +106,154 @@ async function openFrom(fh: FileHandle, file: string, options: ResultStreamOptio
     const setting = lineParser || options.maxBytes < MAX_JSON_BYTES ? 'input.maxResultFileMb' : 'the JSON result limit';
     throw new ResultFileError(file, `${mb(st.size)} MB is larger than ${setting} (${mb(limit)} MB): not an analyzer result file, not read`);
   }
-  const ctx: ParseContext = options.labels ? { fileName: file, labels: options.labels } : { fileName: file };
+  let closed = false;
+  const base = {
+    kind: 'open' as const,
+    format,
+    stats: st,
+    contentKey: () => contentKey(fh, st.size),
+  };
 
   if (!lineParser) {
     const text = await readSlice(fh, 0, st.size);
     let parsed;
     try {
-      parsed = parseResultFile(file, text, { labels: options.labels, format });
+      parsed = parseResultFile(file, text, { labels: options.labels, format, what });
     } catch (err) {
       if (!settled && err instanceof ResultFileError && err.cause instanceof SyntaxError) {
         return { kind: 'not-ready', reason: `${file}: not complete JSON yet (still being written?)` };
       }
       throw err;
     }
-    await fh.close();
-    const batches = (async function* () {
-      yield await Promise.resolve({ detections: parsed.detections, errors: parsed.errors });
-    })();
-    return { kind: 'open', format, recordingStart: parsed.recordingStart, audioFileName: parsed.audioFileName, batches, close: () => Promise.resolve() };
+    const first: RowBatch = { detections: parsed.detections, errors: parsed.errors, last: true };
+    return {
+      ...base,
+      recordingStart: parsed.recordingStart,
+      audioFileName: parsed.audioFileName,
+      first,
+      rest: async function* () {},
+      reread: async function* () {
+        yield await Promise.resolve(first);
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await fh.close();
+      },
+    };
   }
 
   if (st.size > 0 && !settled && !isLineEnd(await readSlice(fh, st.size - 1, st.size))) {
     return { kind: 'not-ready', reason: `${file}: its last line has no line end yet (still being written?)` };
   }
-  const parser = lineParser(ctx);
-  const lines = readLines(fh, st.size);
-  let ended = false;
-  let closed = false;
+  const ctx: ParseContext = options.labels ? { fileName: file, labels: options.labels } : { fileName: file };
+  const batchSize = options.batchSize ?? BATCH_SIZE;
+  const readers: RowReader[] = [];
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    await lines.return(undefined);
+    for (const r of readers) await r.stop();
     await fh.close();
   };
-  const step = async (): Promise<void> => {
-    const next = await lines.next();
-    if (next.done) {
-      ended = true;
-      parser.finish();
-    } else {
-      parser.push(next.value.text, next.value.line);
-    }
+  const reader = (): RowReader => {
+    const r = new RowReader(lineParser(ctx), readLines(fh, st.size), batchSize);
+    readers.push(r);
+    return r;
   };
+  const main = reader();
+  let first: RowBatch;
   try {
-    // The header and the first data row: the file column may name the audio, which the
-    // recording's start and identity depend on.
-    while (!ended && parser.rows === 0) await step();
+    // The header and the first batch (the file column of the first row may name the audio,
+    // which the recording's start and identity depend on).
+    first = await main.next();
   } catch (err) {
     await close();
     throw err;
   }
-  const batchSize = options.batchSize ?? BATCH_SIZE;
-  const batches = (async function* () {
-    try {
-      for (;;) {
-        if (parser.detections.length >= batchSize || parser.errors.length >= batchSize || ended) {
-          yield take(parser);
-          if (ended) return;
-        }
-        await step();
-      }
-    } finally {
-      await close();
-    }
-  })();
   return {
-    kind: 'open',
-    format,
+    ...base,
     recordingStart: undefined,
     // `x.wav.csv` names its audio file even when its rows do not.
-    audioFileName: parser.audioFileName ?? audioNamedBy(file),
-    batches,
+    audioFileName: main.parser.audioFileName ?? ('audioFileName' in what ? what.audioFileName : undefined),
+    first,
+    rest: async function* () {
+      if (first.last) return;
+      for (;;) {
+        const batch = await main.next();
+        yield batch;
+        if (batch.last) return;
+      }
+    },
+    reread: async function* () {
+      const again = reader();
+      for (;;) {
+        const batch = await again.next();
+        yield batch;
+        if (batch.last) return;
+      }
+    },
     close,
   };
 }
 
-function audioNamedBy(file: string): string | undefined {
-  const c = classifyPath(file);
-  return 'audioFileName' in c ? c.audioFileName : undefined;
-}
+/** One pass over the lines of a file, in batches of at most `batchSize` detections (or row errors). */
+class RowReader {
+  private ended = false;
 
-function take(parser: LineParser): RowBatch {
-  return { detections: parser.detections.splice(0), errors: parser.errors.splice(0) };
-}
+  constructor(
+    readonly parser: LineParser,
+    private readonly lines: AsyncGenerator<{ text: string; line: number }>,
+    private readonly batchSize: number,
+  ) {}
 
-/** The lines of the first `size` bytes, numbered as `parseLines` numbers them (a lone CR ends a line too). */
-async function* readLines(fh: FileHandle, size: number): AsyncGenerator<{ text: string; line: number }> {
-  if (size === 0) return;
-  // autoClose off: the descriptor is the caller's, closed once with the batches.
-  const stream = fh.createReadStream({ start: 0, end: size - 1, autoClose: false });
-  const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  let line = 0;
-  try {
-    for await (const raw of rl) {
-      const text = line === 0 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      if (!text.includes('\r')) {
-        yield { text, line: ++line };
-        continue;
+  async next(): Promise<RowBatch> {
+    while (!this.ended && this.parser.detections.length < this.batchSize && this.parser.errors.length < this.batchSize) {
+      const next = await this.lines.next();
+      if (next.done) {
+        this.ended = true;
+        this.parser.finish();
+      } else {
+        this.parser.push(next.value.text, next.value.line);
       }
-      for (const part of text.split('\r')) yield { text: part, line: ++line };
     }
-  } finally {
-    rl.close();
-    stream.destroy();
+    return { detections: this.parser.detections.splice(0), errors: this.parser.errors.splice(0), last: this.ended };
   }
+
+  async stop(): Promise<void> {
+    await this.lines.return(undefined);
+  }
+}
+
+/**
+ * The lines of the first `size` bytes, numbered as `parseLines` numbers them (LF, CRLF and a
+ * lone CR each end a line). Positional reads of one buffer: two passes over the same
+ * descriptor never disturb each other, and memory stays at one chunk and one line.
+ */
+async function* readLines(fh: FileHandle, size: number): AsyncGenerator<{ text: string; line: number }> {
+  const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  let line = 0;
+  for (let pos = 0; pos < size; ) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - pos), pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    let text = carry + decoder.write(buf.subarray(0, bytesRead));
+    if (line === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    let from = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      // A CR at the end of a chunk may be the first half of a CRLF: wait for the next chunk.
+      if (c === 13 && i === text.length - 1 && pos < size) break;
+      yield { text: text.slice(from, i), line: ++line };
+      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+      from = i + 1;
+    }
+    carry = text.slice(from);
+  }
+  const rest = carry + decoder.end();
+  if (rest.length > 0) yield { text: line === 0 && rest.charCodeAt(0) === 0xfeff ? rest.slice(1) : rest, line: ++line };
 }
 
 async function readSlice(fh: FileHandle, from: number, to: number): Promise<string> {

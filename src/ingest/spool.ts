@@ -2,7 +2,6 @@ import { link, lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/p
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
 import { diskFree } from '../system/disk.js';
-import { openRegularFile } from '../system/regular-file.js';
 
 /**
  * The spool: the agent's own copies of audio waiting to be encoded and uploaded,
@@ -35,19 +34,15 @@ export class Spool {
 
   /**
    * Takes a reference to `source` under `dest` in the spool: a hard link, or a
-   * crash-safe copy (to `.part`, fsync, rename) across filesystems. Only a regular
-   * file is taken (`openRegularFile`): a FIFO or symlink is refused, never linked.
+   * crash-safe copy (to `.part`, fsync, rename) across filesystems. `handle` is
+   * `source` as the caller opened it with `openRegularFile` (a FIFO or symlink is
+   * refused, never linked) and read its header from; the caller closes it.
    * @returns how the file came: 'link' or 'copy'
    */
-  async take(source: string, dest: string): Promise<'link' | 'copy'> {
-    const handle = await openRegularFile(source);
-    try {
-      if (await this.tryLink(source, dest, handle)) return 'link';
-      await this.copyFromHandle(handle, dest, source);
-      return 'copy';
-    } finally {
-      await handle.close();
-    }
+  async take(source: string, dest: string, handle: FileHandle): Promise<'link' | 'copy'> {
+    if (await this.tryLink(source, dest, handle)) return 'link';
+    await this.copyFromHandle(handle, dest, source);
+    return 'copy';
   }
 
   /**

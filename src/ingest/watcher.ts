@@ -24,7 +24,7 @@ import { notTakenReason } from '../system/regular-file.js';
  * `onSkip`, as is a FIFO, socket or device with a name the agent reads (opening a FIFO
  * blocks). `dir` itself may be a symlink: it is watched through it.
  */
-export interface WatcherOptions {
+export interface WatcherOptions<T = true> {
   dir: string;
   /** Quiet time before a file counts as stable. */
   stableMs: number;
@@ -32,18 +32,27 @@ export interface WatcherOptions {
   rescanIntervalMs: number;
   /** Folder depth below `dir` to look into. */
   depth?: number;
-  /** Files followed at once; more wait for a rescan. Default 1000 (tests prove the bound with fewer files). */
+  /**
+   * Files followed at once, counting those handed over to `onStable` whose promise has not
+   * settled yet; more wait for a rescan. Default 1000 (tests prove the bound with fewer files).
+   */
   maxPending?: number;
   /** Released watches after which the chokidar instance is renewed. Default 2000. */
   refreshAfterForgotten?: number;
-  /** Files of no interest to the agent (by name). */
-  isRelevant: (file: string) => boolean;
+  /**
+   * What a file is to the consumer, by its name (made once per sighting and handed on with
+   * the file); undefined for files of no interest to the agent.
+   */
+  classify: (file: string) => T | undefined;
   /** Files already finished with (ingested, rejected); asked on every sighting. */
   isDone: (file: string, size: number, mtimeMs: number) => boolean;
   /** A relevant file was seen for the first time (before it is stable). */
-  onAppear?: (file: string) => void;
-  /** A relevant file has been stable for `stableMs`. */
-  onStable: (file: string, st: Stats) => void;
+  onAppear?: (file: string, what: T) => void;
+  /**
+   * A relevant file has been stable for `stableMs`. A returned promise keeps the file counted
+   * against `maxPending` until it settles (the consumer's backlog is bounded with the watcher's).
+   */
+  onStable: (file: string, st: Stats, what: T) => Promise<unknown> | undefined | void;
   /** An entry that is not taken: a symbolic link, or a special file with a relevant name. Once per path. */
   onSkip?: (file: string, why: string) => void;
   /** A file the watcher was following disappeared. */
@@ -51,10 +60,11 @@ export interface WatcherOptions {
   onError?: (err: Error) => void;
 }
 
-interface Pending {
+interface Pending<T> {
   size: number;
   mtimeMs: number;
   timer: NodeJS.Timeout;
+  what: T;
 }
 
 const MAX_PENDING = 1_000;
@@ -62,10 +72,12 @@ const REFRESH_AFTER_FORGOTTEN = 2_000;
 /** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
 const MAX_REPORTED_SKIPS = 1_000;
 
-export class InputWatcher {
+export class InputWatcher<T = true> {
   private watcher: FSWatcher | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, Pending<T>>();
+  /** Files handed to `onStable` whose promise has not settled. */
+  private handedOver = 0;
   private readonly undecodable = new Set<string>();
   private readonly skipped = new Set<string>();
   private rescanning: Promise<void> | null = null;
@@ -78,7 +90,7 @@ export class InputWatcher {
   /** Files released with `forget` since the chokidar instance was made. */
   private forgotten = 0;
 
-  constructor(private readonly opts: WatcherOptions) {}
+  constructor(private readonly opts: WatcherOptions<T>) {}
 
   /** Starts watching; resolves when the initial scan is done. */
   async start(): Promise<void> {
@@ -116,6 +128,11 @@ export class InputWatcher {
     return this.pending.size;
   }
 
+  /** Files followed: seen and not stable yet, or handed over and not finished with (bounded by `maxPending`). */
+  get heldCount(): number {
+    return this.pending.size + this.handedOver;
+  }
+
   get isReady(): boolean {
     return this.ready && !this.closed;
   }
@@ -125,8 +142,10 @@ export class InputWatcher {
     if (this.closed) return;
     const prev = this.pending.get(file);
     if (prev) clearTimeout(prev.timer);
+    const what = prev?.what ?? this.opts.classify(file);
+    if (what === undefined) return;
     const timer = setTimeout(() => void this.check(file), delayMs);
-    this.pending.set(file, { size: prev?.size ?? -1, mtimeMs: prev?.mtimeMs ?? -1, timer });
+    this.pending.set(file, { size: prev?.size ?? -1, mtimeMs: prev?.mtimeMs ?? -1, timer, what });
   }
 
   /** Walks the folder for relevant files that are neither done nor being followed. */
@@ -169,7 +188,7 @@ export class InputWatcher {
   private ignored(p: string, st?: Stats): boolean {
     if (!st || st.isDirectory()) return false; // folders are walked; unknown entries decided on the event
     if (!st.isFile()) return this.skipSpecial(p, st);
-    if (!this.opts.isRelevant(p)) return true;
+    if (this.opts.classify(p) === undefined) return true;
     return this.opts.isDone(p, st.size, st.mtimeMs);
   }
 
@@ -177,32 +196,33 @@ export class InputWatcher {
   private skipSpecial(file: string, st: Stats): boolean {
     const why = notTakenReason(st);
     if (why === null) return false;
-    if ((st.isSymbolicLink() || this.opts.isRelevant(file)) && !this.skipped.has(file) && this.skipped.size < MAX_REPORTED_SKIPS) {
+    if ((st.isSymbolicLink() || this.opts.classify(file) !== undefined) && !this.skipped.has(file) && this.skipped.size < MAX_REPORTED_SKIPS) {
       this.skipped.add(file);
       this.opts.onSkip?.(file, why);
     }
     return true;
   }
 
-  private seen(file: string, st?: Stats): void {
+  private seen(file: string, st?: Stats, known?: T): void {
     if (this.closed) return;
-    if (!this.opts.isRelevant(file)) return;
-    if (st && this.skipSpecial(file, st)) return;
     const prev = this.pending.get(file);
+    const what = prev?.what ?? known ?? this.opts.classify(file);
+    if (what === undefined) return;
+    if (st && this.skipSpecial(file, st)) return;
     if (!prev) {
       if (st && this.opts.isDone(file, st.size, st.mtimeMs)) return;
-      if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING)) {
+      if (this.heldCount >= (this.opts.maxPending ?? MAX_PENDING)) {
         // A backlog of thousands of files found at once: follow a bounded number, and
         // let a rescan bring the rest in as these are done (memory stays flat on a Pi).
         this.overflowed = true;
         return;
       }
-      this.opts.onAppear?.(file);
+      this.opts.onAppear?.(file, what);
     } else {
       clearTimeout(prev.timer);
     }
     const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
-    this.pending.set(file, { size: st?.size ?? -1, mtimeMs: st?.mtimeMs ?? -1, timer });
+    this.pending.set(file, { size: st?.size ?? -1, mtimeMs: st?.mtimeMs ?? -1, timer, what });
   }
 
   private async check(file: string): Promise<void> {
@@ -225,12 +245,26 @@ export class InputWatcher {
     if (st.size !== prev.size || st.mtimeMs !== prev.mtimeMs) {
       // Still being written: wait for another quiet period.
       const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
-      this.pending.set(file, { size: st.size, mtimeMs: st.mtimeMs, timer });
+      this.pending.set(file, { size: st.size, mtimeMs: st.mtimeMs, timer, what: prev.what });
       return;
     }
     this.pending.delete(file);
-    this.opts.onStable(file, st);
-    if (this.overflowed && this.pending.size <= (this.opts.maxPending ?? MAX_PENDING) / 2) this.fetchOverflow();
+    const handled = this.opts.onStable(file, st, prev.what);
+    if (handled) {
+      this.handedOver++;
+      void handled
+        .catch(() => undefined)
+        .finally(() => {
+          this.handedOver--;
+          this.roomFreed();
+        });
+    }
+    this.roomFreed();
+  }
+
+  /** A file left the bound: when files were left out, fetch them once half the room is free. */
+  private roomFreed(): void {
+    if (this.overflowed && !this.closed && this.heldCount <= (this.opts.maxPending ?? MAX_PENDING) / 2) this.fetchOverflow();
   }
 
   /**
@@ -284,13 +318,16 @@ export class InputWatcher {
       return; // vanished or unreadable folder: the next rescan tries again
     }
     // opendir streams entries: a folder of a year of recordings is never listed into memory at once.
+    let what: T | undefined;
     for await (const entry of handle) {
       if (this.closed) return;
       const full = path.join(dir, entry.name);
       // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
         await this.walk(full, depth + 1);
-      } else if (!this.pending.has(full) && this.opts.isRelevant(full)) {
+      } else if (this.pending.has(full)) {
+        continue;
+      } else if ((what = this.opts.classify(full)) !== undefined) {
         let st: Stats;
         try {
           st = await lstat(full);
@@ -298,7 +335,7 @@ export class InputWatcher {
           this.reportUndecodableName(full);
           continue;
         }
-        if (!this.skipSpecial(full, st) && !this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st);
+        if (!this.skipSpecial(full, st) && !this.opts.isDone(full, st.size, st.mtimeMs)) this.seen(full, st, what);
       } else if (entry.isSymbolicLink()) {
         // A link with any name (a folder link, a loop) is said once, so the operator knows it is not followed.
         const st = await lstat(full).catch(() => null);

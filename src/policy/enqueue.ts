@@ -1,14 +1,12 @@
-import type { Logger } from 'pino';
 import { enqueueRecording, type EnqueueInput, type EnqueueResult, type Queue } from '../queue/index.js';
 import { SPECIES_GATE, recordSightings } from '../queue/species-gate.js';
-import { addPolicyCounts, type PolicyCounts } from './counts.js';
-import type { StationPolicy, Withheld } from './recording-policy.js';
+import type { StationPolicy } from './recording-policy.js';
 
 /**
  * Where ingest hands its decision over: queues a batch of a recording's items with the
  * species gate applied, in ONE transaction (a crash leaves no items without their
  * sightings). The policy counts of the whole file are added once it was read
- * (`countCounts`).
+ * (`addPolicyCounts`, in the file's last transaction).
  *
  * With the gate on (`filters.minDetectionsPer24h` > 1) every new detection is queued
  * held for `species-gate`, and the recording too unless it is held already; recording
@@ -38,19 +36,4 @@ export function enqueueWithPolicy(
     }
     return result;
   });
-}
-
-/** Counts what the policies kept back of one result file. */
-export function countCounts(q: Queue, counts: PolicyCounts): void {
-  addPolicyCounts(q, counts);
-}
-
-/** The log line of a withheld soundscape: the file, the class and its confidence; never any audio. */
-export function logWithheld(log: Logger, resultPath: string, w: Withheld, audioDeleted: boolean): void {
-  if (w.reason !== 'human') return;
-  log.warn(
-    { file: resultPath, class: w.className, confidence: w.confidence, line: w.line, policy: 'privacy' },
-    `privacy: ${resultPath} line ${w.line}: ${w.className} at ${w.confidence}; the soundscape is not uploaded` +
-      `${audioDeleted ? ' and its spooled audio was deleted' : ''}, its other detections go without it`,
-  );
 }

@@ -1,5 +1,3 @@
-import { nameKey } from '../ingest/labels.js';
-
 /**
  * Species and class names as operators write them in the config: a scientific name
  * (`Pica pica`), a common name (`Eurasian Magpie`) or a whole labels-file line
@@ -9,6 +7,14 @@ import { nameKey } from '../ingest/labels.js';
 export interface NamedSpecies {
   scientificName: string;
   commonName: string;
+}
+
+/**
+ * The key under which names are compared, in the config and in the analyzer's labels alike:
+ * NFC, trimmed, inner whitespace collapsed, lower case.
+ */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** The keys a configured name may match for one species. */

@@ -1,5 +1,4 @@
 import type { Config } from '../config/index.js';
-import type { ParsedDetection } from '../ingest/types.js';
 import { emptyCounts, type PolicyCounts } from './counts.js';
 import { NameMap, NameSet } from './names.js';
 
@@ -17,8 +16,18 @@ import { NameMap, NameSet } from './names.js';
  * The species gate (`filters.minDetectionsPer24h`) depends on later detections and
  * acts in the queue (src/queue/species-gate.ts); `gateMinDetections` carries it there.
  */
+/** What the policies read of an analyzer row (ingest's `ParsedDetection` is one). */
+export interface PolicyRow {
+  scientificName: string;
+  commonName: string;
+  /** 0..1 */
+  confidence: number;
+  /** 1-based line in the result file, for the privacy log line. */
+  line: number;
+}
+
 export interface StationPolicy {
-  decide(rows: readonly ParsedDetection[]): RecordingDecision;
+  decide<R extends PolicyRow>(rows: readonly R[]): RecordingDecision<R>;
   /** `filters.minDetectionsPer24h`: 1 means no gate. */
   readonly gateMinDetections: number;
   /** False with `privacy.audio: never`: no audio is taken into the spool at all. */
@@ -29,9 +38,9 @@ export type Withheld =
   | { reason: 'audio-never' }
   | { reason: 'human'; className: string; confidence: number; line: number };
 
-export interface RecordingDecision {
+export interface RecordingDecision<R extends PolicyRow = PolicyRow> {
   /** The rows to queue. */
-  post: ParsedDetection[];
+  post: R[];
   /** Why the recording's soundscape must not be spooled or uploaded; null when it may. */
   withheld: Withheld | null;
   /** Rows below their threshold (not counted: the analyzer's own noise floor). */
@@ -52,9 +61,9 @@ export function createStationPolicy(config: Pick<Config, 'input' | 'privacy' | '
   return {
     gateMinDetections: config.filters.minDetectionsPer24h,
     keepsAudio: config.privacy.audio !== 'never',
-    decide(rows) {
+    decide<R extends PolicyRow>(rows: readonly R[]): RecordingDecision<R> {
       const counts = emptyCounts();
-      const post: ParsedDetection[] = [];
+      const post: R[] = [];
       let below = 0;
       let human: Extract<Withheld, { reason: 'human' }> | null = null;
       for (const row of rows) {

@@ -34,6 +34,7 @@ export { deleteMeta, getMeta, setMeta, type MetaKey, type MetaValues, type MqttP
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';
+export { PRIVACY_CODE, PRIVACY_HOLD, withholdRecording, type WithheldRecording } from './withhold-recording.js';
 export { filesInError, isFileDone, markFileDone, pruneIngestedFiles, type FileInError, type FileOutcome } from './ingested-files.js';
 export { MQTT_STATE, type MqttState } from './mqtt-state.js';
 export { detectionsToPublish, updatesToPublish, type OutboxDetection, type OutboxUpdate } from './mqtt-to-publish.js';

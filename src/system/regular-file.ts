@@ -70,6 +70,11 @@ export interface OpenRegularOptions {
  * otherwise, and with the system error (ENOENT, EACCES) when it cannot be opened.
  */
 export async function openRegularFile(file: string, options: OpenRegularOptions = {}): Promise<FileHandle> {
+  return (await openRegularFileStat(file, options)).handle;
+}
+
+/** `openRegularFile`, with the descriptor's `fstat` (the one stat a reader needs: size and times of what it reads). */
+export async function openRegularFileStat(file: string, options: OpenRegularOptions = {}): Promise<{ handle: FileHandle; stats: Stats }> {
   const follow = options.followSymlinks === true;
   const before = follow ? await stat(file) : await lstat(file);
   if (!before.isFile()) throw new NotRegularFileError(file, fileKind(before));
@@ -88,7 +93,7 @@ export async function openRegularFile(file: string, options: OpenRegularOptions 
     await fh.close();
     throw new NotRegularFileError(file, fileKind(st));
   }
-  return fh;
+  return { handle: fh, stats: st };
 }
 
 /** A file larger than the reader's bound. */

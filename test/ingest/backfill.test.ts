@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { ingestPaths } from '../../src/ingest/backfill.js';
 import { createIngestContext } from '../../src/ingest/context.js';
+import { classifyPath, type ResultClass } from '../../src/ingest/formats.js';
 import { Pairing } from '../../src/ingest/pairing.js';
 import pino from 'pino';
 import { openQueue, queueCounts, type Queue } from '../../src/queue/index.js';
@@ -158,7 +159,7 @@ describe('ingestPaths: several files per commit', () => {
     try {
       const ctx = await createIngestContext({ ...config, dataDir: path.join(dir, 'data2') }, other, pino({ level: 'silent' }));
       const pairing = new Pairing({ ctx, mode: 'auto', jsonTimeoutMs: 0, audioWaitMs: 0, recheck: () => {} });
-      for (const file of files) pairing.enqueue(file, statSync(file));
+      for (const file of files) void pairing.scheduleIngest(file, statSync(file), classifyPath(file) as ResultClass);
       await pairing.idle();
       expect(snapshot(other)).toEqual(batched);
     } finally {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LabelsFileError } from '../../src/ingest/errors.js';
-import { Labels, nameKey, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
+import { Labels, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
+import { nameKey } from '../../src/policy/names.js';
 import { fixture } from '../helpers/paths.js';
 import { DE_LABELS, EN_LABELS, englishLabels, englishWithGermanLabels, realText } from './real-labels.js';
 

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createIngestContext } from '../../src/ingest/context.js';
+import { classifyPath, type ResultClass } from '../../src/ingest/formats.js';
 import { ingestRecording } from '../../src/ingest/ingest-recording.js';
 import { openQueue, holdCounts } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
@@ -35,7 +36,7 @@ async function ingestWithClock(w: AgentWorld, files: string[], nowMs: number): P
   try {
     const ctx = await createIngestContext(config, queue, pino({ level: 'silent' }));
     ctx.now = () => nowMs;
-    for (const file of files) expect((await ingestRecording(ctx, { resultPath: file })).status).toBe('queued');
+    for (const file of files) expect((await ingestRecording(ctx, { resultPath: file, what: classifyPath(file) as ResultClass })).status).toBe('queued');
   } finally {
     queue.close();
   }

@@ -49,7 +49,7 @@ describe('InputWatcher', () => {
       rescanIntervalMs: 0,
       maxPending,
       refreshAfterForgotten: 100,
-      isRelevant: (f) => f.endsWith('.csv'),
+      classify: (f: string) => (f.endsWith('.csv') ? true : undefined),
       isDone: (f) => done.has(f),
       onAppear: () => {
         mostPending = Math.max(mostPending, watcher!.pendingCount + 1);
@@ -92,9 +92,11 @@ describe('InputWatcher', () => {
       dir: root,
       stableMs: 50,
       rescanIntervalMs: 0,
-      isRelevant: (f) => f.endsWith('.csv'),
+      classify: (f: string) => (f.endsWith('.csv') ? true : undefined),
       isDone: (f) => stable.includes(f),
-      onStable: (f) => stable.push(f),
+      onStable: (f) => {
+        stable.push(f);
+      },
       onSkip: (f, why) => skipped.push(`${path.relative(root, f)}: ${why}`),
     });
     await watcher.start();

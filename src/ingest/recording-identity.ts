@@ -8,7 +8,9 @@
  * - Where no name carries it (an undated `soundscape.wav`, its `*.BirdNET.results.csv`), the
  *   name is no identity: a renamed or copied file would be a new recording. The content is:
  *   `audio:<content key>` of the audio when there is audio, else `result:<content key>` of the
- *   result file (a sidecar carrying its own start). A renamed copy queues nothing new.
+ *   result file (a sidecar carrying its own start), then `|<start>` (two silent recordings may
+ *   share their bytes, never their start), except for a start from the modification time,
+ *   which changes with every copy. A renamed copy queues nothing new.
  */
 import path from 'node:path';
 import type { IngestContext } from './context.js';
@@ -55,11 +57,9 @@ export async function identifyRecording(ctx: IngestContext, input: IdentityInput
   if (!start) return undefined;
   const named = start.source === 'filename' || names.some((n) => recordingStartFromName(n, ctx.zone) !== undefined);
   const baseName = path.basename(input.audioPath ?? opened.audioFileName ?? input.what.baseName);
-  const sourceKey = named
-    ? `${baseName}|${start.start.toISOString()}`
-    : audio
-      ? `audio:${await audio.contentKey()}`
-      : `result:${await opened.contentKey()}`;
+  const content = audio ? `audio:${await audio.contentKey()}` : `result:${await opened.contentKey()}`;
+  // A start from the modification time changes with every copy: the content alone is the identity.
+  const sourceKey = named ? `${baseName}|${start.start.toISOString()}` : start.source === 'mtime' ? content : `${content}|${start.start.toISOString()}`;
   if (!start.implausible) return { start, sourceKey, holdReason: null };
   return {
     start,

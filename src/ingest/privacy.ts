@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { withholdRecording, type RecordingItem } from '../queue/index.js';
+import { withholdRecordingAudio, type RecordingItem } from '../queue/index.js';
 import type { Withheld } from '../policy/recording-policy.js';
 import type { IngestContext } from './context.js';
 import type { OpenResult } from './result-stream.js';
@@ -47,7 +47,7 @@ export type AudioFate =
  */
 export async function withholdQueued(ctx: IngestContext, existing: RecordingItem, w: Withheld & { reason: 'human' }, resultPath: string): Promise<AudioFate> {
   const why = `${resultPath} line ${w.line}: ${w.className} at ${w.confidence}`;
-  const result = withholdRecording(ctx.queue, existing.id, why);
+  const result = withholdRecordingAudio(ctx.queue, existing.id, why);
   if (result.outcome === 'dropped') {
     if (result.spoolPath) {
       await rm(result.spoolPath, { force: true });

@@ -34,11 +34,10 @@ export { deleteMeta, getMeta, setMeta, type MetaKey, type MetaValues, type MqttP
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';
-export { PRIVACY_CODE, PRIVACY_HOLD, withholdRecording, type WithheldRecording } from './withhold-recording.js';
 export { filesInError, isFileDone, markFileDone, pruneIngestedFiles, type FileInError, type FileOutcome } from './ingested-files.js';
 export { MQTT_STATE, type MqttState } from './mqtt-state.js';
 export { detectionsToPublish, updatesToPublish, type OutboxDetection, type OutboxUpdate } from './mqtt-to-publish.js';
 export { markDetectionsPublished, markUpdatesPublished } from './mqtt-mark-published.js';
 export { outboxCounts, type OutboxCounts } from './mqtt-outbox-counts.js';
 export { skipUnpublished } from './mqtt-skip-unpublished.js';
-export { AUDIO_WITHHELD_CODE, withholdQueuedAudio } from './withhold-audio.js';
+export { AUDIO_WITHHELD_CODE, PRIVACY_HOLD, withholdQueuedAudio, withholdRecordingAudio, type WithheldRecording } from './withhold-audio.js';

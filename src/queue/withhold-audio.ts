@@ -1,6 +1,8 @@
 import type { Queue } from './db.js';
+import { hold } from './hold.js';
 import type { SpoolFile } from './retention.js';
 import { transitionWhere } from './state.js';
+import type { ItemState } from './types.js';
 
 export const AUDIO_WITHHELD_CODE = 'ERR_PRIVACY_AUDIO';
 
@@ -34,5 +36,44 @@ export function withholdQueuedAudio(q: Queue, now: number = Date.now()): SpoolFi
       )
       .all() as { id: number; spool_path: string; filesize: number | null }[];
     return rows.map((r) => ({ recordingId: r.id, spoolPath: r.spool_path, filesize: r.filesize }));
+  });
+}
+
+/** The hold of a recording withheld while a request with it was under way: no later claim takes it. */
+export const PRIVACY_HOLD = 'privacy';
+
+/**
+ * What became of a queued recording whose soundscape the privacy policy withholds after it
+ * was queued (its result file was rewritten with a person in it):
+ * - `dropped`: it was waiting (`pending`, `failed`): dropped with {@link AUDIO_WITHHELD_CODE},
+ *   never uploaded; `spoolPath` is its audio, which the caller deletes;
+ * - `held`: a request with it is under way (`sending`, `unknown`): it may reach the
+ *   service; if it does not, the hold keeps it from every later claim;
+ * - `uploaded`: the service has it already; nothing here can take it back;
+ * - `gone`: it was dropped before.
+ */
+export type WithheldRecording =
+  | { outcome: 'dropped'; spoolPath: string | null }
+  | { outcome: 'held' | 'uploaded' | 'gone'; state: ItemState };
+
+/** Withholds the soundscape of queued recording `id`, saying `why` (one transaction). */
+export function withholdRecordingAudio(q: Queue, id: number, why: string, options: { now?: number } = {}): WithheldRecording {
+  const now = options.now ?? Date.now();
+  return q.write(() => {
+    const before = q.stmt('SELECT state, spool_path FROM recordings WHERE id = ?').get(id) as { state: ItemState; spool_path: string | null } | undefined;
+    if (!before) return { outcome: 'gone', state: 'dropped' };
+    const [moved] = transitionWhere(q, 'recording', 'dropped', {
+      from: ['pending', 'failed'],
+      ids: '@id',
+      params: { id },
+      patch: { lastError: `privacy: ${why}; the soundscape is not uploaded and its audio is deleted`, lastErrorCode: AUDIO_WITHHELD_CODE, holdReason: null, spoolPath: null },
+      now,
+    });
+    if (moved) return { outcome: 'dropped', spoolPath: before.spool_path };
+    if (before.state === 'sending' || before.state === 'unknown') {
+      hold(q, 'recording', [id], PRIVACY_HOLD, { now });
+      return { outcome: 'held', state: before.state };
+    }
+    return { outcome: before.state === 'uploaded' ? 'uploaded' : 'gone', state: before.state };
   });
 }

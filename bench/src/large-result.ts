@@ -11,7 +11,7 @@ import { figure, type Figure } from './report.js';
  * second, and the process's peak memory (VmHWM, with RssAnon and RssFile from the sample
  * nearest the peak), which must not follow the file's size (tables are read as a stream
  * and queued in bounded batches; a Pi Zero 2 W has 512 MB). Two tables:
- * - a 25 MB one (`tableRows` rows, 300,000 by default): the size a station meets, peak at
+ * - a 25 MB one (`tableRows` rows, 265,000 by default): the size a station meets, peak at
  *   most 120 MB;
  * - one as large as the queue section's detections (a million rows, about 100 MB; with
  *   `--quick` 100,000): rows per second, and a peak of at most 300 MB.

@@ -142,7 +142,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--cpu-profile <dir>', 'cpu: run the agent with node --cpu-prof, writing its profile into <dir> (its CPU figure then includes the profiler)')
     .option('--settle <s>', 'idle: seconds before RSS is read (full 10, quick 3)', whole(1))
     .option('--idle <s>', 'idle: seconds of the CPU window (full 60, quick 5)', whole(1))
-    .option('--table-rows <n>', 'ingest: rows of the result table whose peak memory is measured (300000: 25 MB)', whole(1), 300_000)
+    .option('--table-rows <n>', 'ingest: rows of the result table whose peak memory is measured (265000: 25 MB)', whole(1), 265_000)
     .option('--queue-detections <n>', 'queue scale: detections in the queue (full 1000000, quick 100000)', whole(1))
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))

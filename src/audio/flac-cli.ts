@@ -1,15 +1,16 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, readdir, rename, statfs, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { FlacEncoderError } from './errors.js';
 import { DEFAULT_COMPRESSION_LEVEL, syncDirectory } from './flac-encode-job.js';
 import type { EncodeJob, EncodeResult } from './flac-encode-job.js';
 import type { EncodeEngine } from './flac-engines.js';
-import { readFlacInfo } from './flac-info.js';
+import { readFlacInfo, type FlacInfo } from './flac-info.js';
 import { WAVE_FORMAT_PCM } from './wav-format.js';
-import { readWavInfo } from './wav.js';
+import { readWavInfo, type WavInfo } from './wav.js';
 
 const run = promisify(execFile);
 
@@ -51,34 +52,91 @@ function runFlac(program: string, args: string[], onStart: (child: ChildProcess)
  * about a tenth of libflacjs' CPU on a Pi. It handles what it handles best (complete
  * 8/16/24-bit PCM WAVs); float, 32-bit and unfinished files go to `fallback`
  * (libflacjs), which converts them as pcm.ts documents. Same contract as the libflacjs
- * engines: validated input, `.part` then fsync then rename, and the STREAMINFO checked
- * (sample count) before the rename. close(true) kills a running program.
+ * engines: validated input, the STREAMINFO checked (sample count) before the FLAC is
+ * handed over; a file is written `.part`, fsynced, then renamed. close(true) kills a
+ * running program.
+ *
+ * Into memory (a job without `dest`): the program cannot write its final STREAMINFO
+ * (MD5, frame sizes) into a pipe, which it cannot seek back in, so it writes a file in
+ * `scratchDir`, a RAM file system (tmpfs, e.g. /dev/shm), read back and removed at once:
+ * nothing reaches a disk. Without a scratch folder, memory jobs go to `fallback`.
  */
-export function flacCliEngine(version: string, fallback: EncodeEngine, program = 'flac'): EncodeEngine {
+export function flacCliEngine(version: string, fallback: EncodeEngine, program = 'flac', scratchDir?: string): EncodeEngine {
   let running: ChildProcess | undefined;
   let closing = false;
+  let scratchCount = 0;
+
+  /** Runs the program into `target`; the FLAC's STREAMINFO checked against the WAV. `undefined`: refused, use the fallback. */
+  const encodeTo = async (job: EncodeJob, info: WavInfo, target: string): Promise<FlacInfo | undefined> => {
+    const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
+    try {
+      await runFlac(program, ['--silent', '--force', '--no-padding', `-${level}`, '-o', target, job.src], (child) => {
+        running = child;
+      });
+    } catch (err) {
+      // The program refuses some valid WAVs that the RIFF reader takes (a data chunk
+      // before fmt, odd chunks between them): those go to libflacjs, which reads them
+      // through that reader. (No padding block: 8 KB of nothing in every upload.) Only a refusal (an exit status with its ERROR line) falls
+      // back; a program that cannot be run, or a stop (close), ends the job.
+      const refused = /\bERROR\b/.test((err as { stderr?: string }).stderr ?? '');
+      if (closing || !refused) throw err;
+      return undefined;
+    } finally {
+      running = undefined;
+    }
+    const flac = await readFlacInfo(target);
+    const frames = info.dataBytes / info.blockAlign;
+    if (flac.totalSamples !== frames || flac.sampleRate !== info.sampleRate || flac.channels !== info.channels) {
+      throw new FlacEncoderError(
+        `flac wrote ${flac.totalSamples} samples, ${flac.channels} channel(s) at ${flac.sampleRate} Hz for ${job.src}; expected ${frames}, ${info.channels} at ${info.sampleRate} Hz`,
+      );
+    }
+    return flac;
+  };
+
+  const result = (flac: FlacInfo, engine: string, data?: Uint8Array): EncodeResult => ({
+    sampleRate: flac.sampleRate,
+    channels: flac.channels,
+    bitsPerSample: flac.bitsPerSample,
+    totalSamples: flac.totalSamples,
+    durationSec: flac.durationSec,
+    bytes: flac.bytes,
+    md5: flac.md5,
+    engine,
+    ...(data ? { data } : {}),
+  });
+
+  const failed = (err: unknown, job: EncodeJob): Error => {
+    if (err instanceof FlacEncoderError) return err;
+    const stderr = (err as { stderr?: string }).stderr?.trim();
+    return new FlacEncoderError(`flac failed on ${job.src}: ${stderr || (err as Error).message}`, { cause: err });
+  };
+
   return {
     name: `${version} (flac program)`,
     async run(job: EncodeJob): Promise<EncodeResult> {
       const info = await readWavInfo(job.src); // AudioFileError for bad input, as with libflacjs
       if (!info.complete || info.formatTag !== WAVE_FORMAT_PCM || info.bitsPerSample > 24) return fallback.run(job);
+      if (job.dest === undefined) {
+        if (scratchDir === undefined) return fallback.run(job);
+        const scratch = path.join(scratchDir, `${SCRATCH_PREFIX}${process.pid}-${++scratchCount}.flac`);
+        try {
+          const flac = await encodeTo(job, info, scratch);
+          if (!flac) return await fallback.run(job);
+          const file = await readFile(scratch);
+          // Its own ArrayBuffer (readFile's is), so it can be transferred like libflacjs' output.
+          return result(flac, this.name, new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
+        } catch (err) {
+          throw failed(err, job);
+        } finally {
+          await unlink(scratch).catch(() => undefined);
+        }
+      }
       const part = `${job.dest}.part`;
       await mkdir(path.dirname(job.dest), { recursive: true });
-      const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
       try {
-        try {
-          await runFlac(program, ['--silent', '--force', `-${level}`, '-o', part, job.src], (child) => {
-            running = child;
-          });
-        } catch (err) {
-          // The program refuses some valid WAVs that the RIFF reader takes (a data chunk
-          // before fmt, odd chunks between them): those go to libflacjs, which reads them
-          // through that reader. A stop (close) ends the job instead.
-          // Only a refusal (an exit status with its ERROR line) falls back; a program that
-          // cannot be run, or a stop (close), ends the job as before.
-          const refused = /\bERROR\b/.test((err as { stderr?: string }).stderr ?? '');
-          if (closing || !refused) throw err;
-          running = undefined;
+        const flac = await encodeTo(job, info, part);
+        if (!flac) {
           await unlink(part).catch(() => undefined);
           return await fallback.run(job);
         }
@@ -88,32 +146,12 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
         } finally {
           await fh.close();
         }
-        const flac = await readFlacInfo(part);
-        const frames = info.dataBytes / info.blockAlign;
-        if (flac.totalSamples !== frames || flac.sampleRate !== info.sampleRate || flac.channels !== info.channels) {
-          throw new FlacEncoderError(
-            `flac wrote ${flac.totalSamples} samples, ${flac.channels} channel(s) at ${flac.sampleRate} Hz for ${job.src}; expected ${frames}, ${info.channels} at ${info.sampleRate} Hz`,
-          );
-        }
         await rename(part, job.dest);
         await syncDirectory(path.dirname(job.dest));
-        return {
-          sampleRate: flac.sampleRate,
-          channels: flac.channels,
-          bitsPerSample: flac.bitsPerSample,
-          totalSamples: flac.totalSamples,
-          durationSec: flac.durationSec,
-          bytes: flac.bytes,
-          md5: flac.md5,
-          engine: this.name,
-        };
+        return result(flac, this.name);
       } catch (err) {
         await unlink(part).catch(() => undefined);
-        if (err instanceof FlacEncoderError) throw err;
-        const stderr = (err as { stderr?: string }).stderr?.trim();
-        throw new FlacEncoderError(`flac failed on ${job.src}: ${stderr || (err as Error).message}`, { cause: err });
-      } finally {
-        running = undefined;
+        throw failed(err, job);
       }
     },
     async close(force) {
@@ -123,4 +161,39 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
       await fallback.close(force);
     },
   };
+}
+
+/** Names of the `flac` program's files in the scratch folder: the prefix, the agent's pid, a count. */
+export const SCRATCH_PREFIX = 'station-agent-flac-';
+
+/**
+ * A RAM folder for the `flac` program's output (`/dev/shm` where it is a tmpfs), or
+ * undefined. Files a killed agent left there (its pid no longer runs) are removed.
+ */
+export async function findScratchDir(dir = '/dev/shm'): Promise<string | undefined> {
+  try {
+    const fs = await statfs(dir);
+    if (fs.type !== TMPFS_MAGIC && fs.type !== RAMFS_MAGIC) return undefined;
+    await access(dir, constants.W_OK);
+    for (const name of await readdir(dir)) {
+      const pid = Number(name.slice(SCRATCH_PREFIX.length).split('-')[0]);
+      if (!name.startsWith(SCRATCH_PREFIX) || !Number.isInteger(pid) || pidAlive(pid)) continue;
+      await unlink(path.join(dir, name)).catch(() => undefined);
+    }
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+const TMPFS_MAGIC = 0x01021994;
+const RAMFS_MAGIC = 0x858458f6;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

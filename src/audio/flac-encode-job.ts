@@ -30,7 +30,8 @@ export interface EncodeJobOptions {
 
 export interface EncodeJob extends EncodeJobOptions {
   src: string;
-  dest: string;
+  /** The FLAC file to write; absent: the FLAC is returned in memory (`EncodeResult.data`), nothing is written. */
+  dest?: string;
 }
 
 export interface EncodeResult {
@@ -41,21 +42,24 @@ export interface EncodeResult {
   /** Samples per channel. */
   totalSamples: number;
   durationSec: number;
-  /** Size of the FLAC file. */
+  /** Size of the FLAC (file or memory). */
   bytes: number;
   /** MD5 of the audio, as stored in STREAMINFO (32 hex digits). */
   md5: string;
   /** What encoded it, e.g. `libflacjs release.wasm (worker thread)`. */
   engine: string;
+  /** The FLAC itself, when the job had no `dest` (its own ArrayBuffer: it can be transferred between threads). */
+  data?: Uint8Array;
 }
 
 export const DEFAULT_COMPRESSION_LEVEL: FlacCompressionLevel = 5;
 
 /**
- * Encode `job.src` (WAV) to `job.dest` (FLAC), streaming: one chunk of WAV in memory,
- * the FLAC written as libFLAC produces it. Writes `dest + '.part'`, rewrites its
- * STREAMINFO with the final values, fsyncs, then renames, so `dest` is either absent or
- * a whole FLAC. The `.part` file is removed on failure.
+ * Encode `job.src` (WAV) to FLAC, streaming: one chunk of WAV in memory at a time.
+ * With `job.dest`, the FLAC is written as libFLAC produces it to `dest + '.part'`, its
+ * STREAMINFO rewritten with the final values, fsynced, then renamed, so `dest` is either
+ * absent or a whole FLAC (the `.part` file is removed on failure). Without `dest`, the
+ * FLAC is collected in memory and returned (`data`): nothing is written anywhere.
  */
 export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: string): Promise<EncodeResult> {
   const info = await readWavInfo(job.src);
@@ -71,25 +75,21 @@ export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: str
   const bitsPerSample = flacBitsFor(info);
   const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
 
-  const part = `${job.dest}.part`;
-  await mkdir(path.dirname(job.dest), { recursive: true });
-  const out = await open(part, 'w+');
+  const sink = job.dest === undefined ? memorySink() : await fileSink(job.dest);
   const encoder = flac.create_libflac_encoder(info.sampleRate, info.channels, bitsPerSample, level, frames, false, 0);
-  let renamed = false;
+  let done = false;
   try {
     if (encoder === 0) throw new FlacEncoderError(`libFLAC could not create an encoder for ${job.src}`);
 
-    // libFLAC calls back synchronously from inside process/finish; the bytes are written
-    // after each call returns, so at most one chunk's worth of FLAC waits in memory.
+    // libFLAC calls back synchronously from inside process/finish; the bytes are handed
+    // to the sink after each call returns, so at most one chunk's worth of FLAC waits.
     let pending: Uint8Array[] = [];
-    let position = 0;
     let streamInfo: StreamInfo | undefined;
     const flush = async () => {
       if (pending.length === 0) return;
       const buffers = pending;
       pending = [];
-      const { bytesWritten } = await out.writev(buffers, position);
-      position += bytesWritten;
+      await sink.write(buffers);
     };
     const status = flac.init_encoder_stream(
       encoder,
@@ -128,28 +128,98 @@ export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: str
         `libFLAC reported ${streamInfo?.totalSamples ?? 'no'} samples for ${job.src}, expected ${frames}`,
       );
     }
-    await rewriteStreamInfo(out, streamInfo, part);
-    await out.sync();
-    await out.close();
-    await rename(part, job.dest);
-    renamed = true;
-    await syncDirectory(path.dirname(job.dest));
+    const { bytes, data } = await sink.finish(streamInfo);
+    done = true;
     return {
       sampleRate: info.sampleRate,
       channels: info.channels,
       bitsPerSample,
       totalSamples: frames,
       durationSec: frames / info.sampleRate,
-      bytes: position,
+      bytes,
       md5: streamInfo.md5,
       engine,
+      ...(data ? { data } : {}),
     };
   } finally {
     if (encoder !== 0) flac.FLAC__stream_encoder_delete(encoder);
-    if (!renamed) {
+    if (!done) await sink.abort();
+  }
+}
+
+/** Where libFLAC's output goes: a crash-safe file, or memory. */
+interface FlacSink {
+  write(buffers: Uint8Array[]): Promise<void>;
+  /** STREAMINFO rewritten with the final values; the file made durable, or the bytes returned. */
+  finish(info: StreamInfo): Promise<{ bytes: number; data?: Uint8Array }>;
+  abort(): Promise<void>;
+}
+
+async function fileSink(dest: string): Promise<FlacSink> {
+  const part = `${dest}.part`;
+  await mkdir(path.dirname(dest), { recursive: true });
+  const out = await open(part, 'w+');
+  let position = 0;
+  let renamed = false;
+  return {
+    async write(buffers) {
+      const { bytesWritten } = await out.writev(buffers, position);
+      position += bytesWritten;
+    },
+    async finish(info) {
+      await rewriteStreamInfo(out, info, part);
+      await out.sync();
+      await out.close();
+      await rename(part, dest);
+      renamed = true;
+      await syncDirectory(path.dirname(dest));
+      return { bytes: position };
+    },
+    async abort() {
+      if (renamed) return;
       await out.close().catch(() => undefined); // already closed when the rename failed
       await unlink(part).catch(() => undefined);
-    }
+    },
+  };
+}
+
+function memorySink(): FlacSink {
+  // libflacjs hands views that it may reuse: each is copied as it comes.
+  const chunks: Buffer[] = [];
+  let total = 0;
+  return {
+    async write(buffers) {
+      for (const b of buffers) {
+        chunks.push(Buffer.from(b));
+        total += b.byteLength;
+      }
+    },
+    async finish(info) {
+      // One ArrayBuffer of its own (not Node's shared pool), so it can be transferred.
+      const data = new Uint8Array(new ArrayBuffer(total));
+      let at = 0;
+      for (const c of chunks.splice(0)) {
+        data.set(c, at);
+        at += c.byteLength;
+      }
+      patchStreamInfo(data, info, 'the encoded FLAC');
+      return { bytes: total, data };
+    },
+    async abort() {
+      chunks.length = 0;
+    },
+  };
+}
+
+/** Writes the final STREAMINFO over the first one of a FLAC held in memory (see {@link rewriteStreamInfo}). */
+function patchStreamInfo(data: Uint8Array, info: StreamInfo, what: string): void {
+  checkStreamInfoHead(Buffer.from(data.buffer, data.byteOffset, Math.min(data.byteLength, STREAMINFO_OFFSET)), what);
+  data.set(encodeStreamInfo(info), STREAMINFO_OFFSET);
+}
+
+function checkStreamInfoHead(head: Buffer, what: string): void {
+  if (head.length < STREAMINFO_OFFSET || head.toString('latin1', 0, 4) !== 'fLaC' || (head[4] & 0x7f) !== 0 || head.readUIntBE(5, 3) !== STREAMINFO_BYTES) {
+    throw new FlacEncoderError(`${what}: libFLAC's output does not start with a STREAMINFO block`);
   }
 }
 
@@ -168,9 +238,7 @@ function encoderStateError(flac: LibFlac, encoder: number, src: string): FlacEnc
 async function rewriteStreamInfo(out: FileHandle, info: StreamInfo, part: string): Promise<void> {
   const head = Buffer.alloc(STREAMINFO_OFFSET);
   await out.read(head, 0, STREAMINFO_OFFSET, 0);
-  if (head.toString('latin1', 0, 4) !== 'fLaC' || (head[4] & 0x7f) !== 0 || head.readUIntBE(5, 3) !== STREAMINFO_BYTES) {
-    throw new FlacEncoderError(`${part}: libFLAC's output does not start with a STREAMINFO block`);
-  }
+  checkStreamInfoHead(head, part);
   await out.write(encodeStreamInfo(info), 0, STREAMINFO_BYTES, STREAMINFO_OFFSET);
 }
 

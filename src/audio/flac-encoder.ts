@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FlacEncoderError } from './errors.js';
-import { findFlacProgram, flacCliEngine } from './flac-cli.js';
+import { findFlacProgram, findScratchDir, flacCliEngine } from './flac-cli.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 import { inProcessEngine, workerEngine } from './flac-engines.js';
 import type { EncodeEngine } from './flac-engines.js';
@@ -41,7 +41,16 @@ export interface FlacEncoderOptions {
   thread?: 'auto' | 'worker' | 'in-process';
   /** The `flac` program to look for with `auto` and `native`. Default `flac` (on PATH). */
   flacProgram?: string;
+  /**
+   * Where the `flac` program writes a FLAC that {@link FlacEncoder.encodeToMemory} asks for
+   * (it must seek back to finish STREAMINFO, which a pipe does not allow): a RAM file
+   * system. Default: `/dev/shm` when it is a tmpfs; `false`: none (libflacjs encodes those jobs).
+   */
+  scratchDir?: string | false;
 }
+
+/** A FLAC encoded into memory: the bytes and what they hold. */
+export type EncodedFlac = EncodeResult & { data: Buffer };
 
 export interface FlacEncoder {
   /**
@@ -51,6 +60,11 @@ export interface FlacEncoder {
    * itself fails or was closed, and the system error for I/O failures (ENOENT, ENOSPC).
    */
   encode(srcWav: string, destFlac: string, opts?: EncodeJobOptions): Promise<EncodeResult>;
+  /**
+   * Encode `srcWav` into memory: the FLAC is returned, nothing is written to a disk. The
+   * caller bounds what it asks for (the whole FLAC is held). Same errors as {@link encode}.
+   */
+  encodeToMemory(srcWav: string, opts?: EncodeJobOptions): Promise<EncodedFlac>;
   /**
    * Stop accepting jobs, reject the queued ones, let the running one finish (or, with
    * `force`, stop it and remove its `.part`), then end the worker thread.
@@ -100,16 +114,26 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
       });
   };
 
+  const submit = (srcWav: string, destFlac: string | undefined, opts: EncodeJobOptions): Promise<EncodeResult> => {
+    if (closed) return Promise.reject(new FlacEncoderError('the FLAC encoder is closed'));
+    const invalidLevel = levelError(opts.compressionLevel);
+    if (invalidLevel) return Promise.reject(invalidLevel);
+    const job = { compressionLevel: options.compressionLevel, ...opts, src: srcWav, ...(destFlac === undefined ? {} : { dest: destFlac }) };
+    return new Promise<EncodeResult>((resolve, reject) => {
+      queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });
+      pump();
+    });
+  };
+
   return {
     encode(srcWav, destFlac, opts = {}) {
-      if (closed) return Promise.reject(new FlacEncoderError('the FLAC encoder is closed'));
-      const invalidLevel = levelError(opts.compressionLevel);
-      if (invalidLevel) return Promise.reject(invalidLevel);
-      const job = { compressionLevel: options.compressionLevel, ...opts, src: srcWav, dest: destFlac };
-      return new Promise<EncodeResult>((resolve, reject) => {
-        queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });
-        pump();
-      });
+      return submit(srcWav, destFlac, opts);
+    },
+    async encodeToMemory(srcWav, opts = {}) {
+      const result = await submit(srcWav, undefined, opts);
+      if (!result.data) throw new FlacEncoderError(`the encoder returned no FLAC for ${srcWav}`);
+      const { buffer, byteOffset, byteLength } = result.data;
+      return { ...result, data: Buffer.from(buffer, byteOffset, byteLength) };
     },
     async close({ force = false } = {}) {
       closed = true;
@@ -142,7 +166,10 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
   if (choice === 'wasm') return libflac;
   const program = options.flacProgram ?? 'flac';
   const version = await findFlacProgram(program);
-  if (version !== undefined) return flacCliEngine(version, libflac, program);
+  if (version !== undefined) {
+    const scratch = options.scratchDir === false ? undefined : await findScratchDir(options.scratchDir);
+    return flacCliEngine(version, libflac, program, scratch);
+  }
   if (choice === 'native') {
     await libflac.close(false);
     throw new FlacEncoderError(

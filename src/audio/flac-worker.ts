@@ -13,7 +13,8 @@ const port = parentPort;
 if (port === null) throw new Error('flac-worker.js must be started as a worker thread');
 
 port.on('message', (request: WorkerRequest) => {
-  void handle(request).then((response) => port.postMessage(response));
+  // A FLAC encoded into memory moves to the caller's thread without a copy.
+  void handle(request).then((response) => port.postMessage(response, response.ok && response.result.data ? [response.result.data.buffer as ArrayBuffer] : []));
 });
 
 async function handle({ id, job }: WorkerRequest): Promise<WorkerResponse> {

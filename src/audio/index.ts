@@ -13,6 +13,7 @@ export type {
   EncodeJobOptions,
   EncodeResult,
   FlacCompressionLevel,
+  EncodedFlac,
   FlacEncoder,
   FlacEncoderOptions,
   FlacEngineChoice,

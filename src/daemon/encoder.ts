@@ -1,30 +1,40 @@
-import { EncodeStage } from '../audio/encode-stage.js';
 import { createFlacEncoder, type FlacEncoder } from '../audio/flac-encoder.js';
 import type { Config } from '../config/index.js';
+import { SoundscapePreparer } from '../encode/soundscape-preparer.js';
+import { SpoolCompaction } from '../encode/spool-compaction.js';
 import type { Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
 import type { Component } from './component.js';
 import type { EventBus } from './events.js';
 
 /**
- * The FLAC encode stage between the queue and the upload: encodes queued soundscapes
- * and tells the uploader when one is ready. The encoder itself (a worker or the `flac`
- * CLI) starts on the first recording.
+ * The encode step between the queue and the upload (src/encode): the uploader encodes
+ * each WAV into memory just before its request (`soundscapes`, handed to it), and the
+ * spool compaction writes FLAC files only where that pays (a WAV too long for memory, a
+ * backlog, a disk running low). The encoder itself (the `flac` program or libflacjs in a
+ * worker) starts on the first recording. Started before the uploader, stopped after it.
  */
 export class EncoderComponent implements Component {
   readonly name = 'encoder';
+  readonly soundscapes: SoundscapePreparer;
   private readonly encoder: FlacEncoder;
-  private readonly stage: EncodeStage;
+  private readonly compaction: SpoolCompaction;
 
-  constructor(config: Config, deps: { queue: Queue; log: Logger; bus: EventBus }) {
+  constructor(config: Config, deps: { queue: Queue; log: Logger; bus: EventBus; diskLow: () => boolean }) {
     this.encoder = createFlacEncoder({ engine: config.upload.flacEncoder });
-    const backoff = { baseMs: config.upload.backoffBaseMs, maxMs: config.upload.backoffMaxMs };
-    this.stage = new EncodeStage(deps.queue, this.encoder, deps.log, backoff, () => deps.bus.emit('sendable'));
-    deps.bus.on('queued', () => this.stage.notify());
+    // One set of the recordings being encoded: the two never take the same one.
+    const busy = new Set<number>();
+    this.soundscapes = new SoundscapePreparer(this.encoder, deps.log, () => deps.bus.emit('sendable'), { busy });
+    this.compaction = new SpoolCompaction(deps.queue, this.encoder, deps.log, {
+      busy,
+      diskLow: deps.diskLow,
+      onCompacted: () => deps.bus.emit('sendable'),
+    });
+    deps.bus.on('queued', () => this.compaction.notify());
   }
 
   start(): void {
-    this.stage.start();
+    this.compaction.start();
   }
 
   /**
@@ -32,8 +42,9 @@ export class EncoderComponent implements Component {
    * minutes on a Pi Zero; the recording is simply encoded again after the restart.
    */
   async stop(): Promise<void> {
+    this.soundscapes.stop();
     const encoderClosed = this.encoder.close({ force: true });
-    await this.stage.stop();
+    await this.compaction.stop();
     await encoderClosed;
   }
 }

@@ -6,9 +6,9 @@ import type { MqttMessageKind } from '../mqtt/publisher.js';
  * emits an event and who listens is found by searching for its name.
  */
 export interface DaemonEvents {
-  /** Ingest queued new items: the encoder, the uploader and MQTT look now. */
+  /** Ingest queued new items: the uploader (which encodes WAVs into memory), the spool compaction and MQTT look now. */
   queued: void;
-  /** Items became sendable (encoded, time holds released, clock trusted): the uploader looks now. */
+  /** Items became sendable (encoded, compacted, time holds released, clock trusted): the uploader looks now. */
   sendable: void;
   /** Every upload outcome (metrics, tests). */
   outcome: { kind: 'recording' | 'detection'; outcome: UploadOutcome; durationMs: number; bytes?: number };

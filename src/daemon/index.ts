@@ -126,7 +126,9 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const housekeeping = new Housekeeping(config, { ...deps, sweepIncoming: () => ingest.pairing.sweepIncoming() });
   const clock = new ClockGate(config, deps);
   const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
-  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now, tokenChanged });
+  // A disk running low: twice disk.minFreeMb, before ingest stops spooling audio at the limit itself.
+  const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.state.freeBytes != null && disk.state.freeBytes < 2 * disk.minFree * 1024 * 1024 });
+  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now, tokenChanged, soundscapes: encoder.soundscapes });
   const mqtt = new MqttComponent(config, { ...deps, snapshot });
   const sync = new ConfigSyncComponent(config, { ...deps, client });
   const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
@@ -140,7 +142,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     reporter,
     disk,
     clock,
-    new EncoderComponent(config, deps),
+    encoder,
     alerts,
     mqtt,
     upload,

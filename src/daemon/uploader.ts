@@ -1,5 +1,6 @@
 import type { ServiceClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
+import type { SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import type { Logger } from '../log/index.js';
 import { getMeta, setMeta, type Queue } from '../queue/index.js';
 import { LinkPolicy, type LinkSettings } from '../upload/link-policy.js';
@@ -20,6 +21,8 @@ export interface UploaderDeps {
   now: () => number;
   /** A new token is also a secret the logger must redact. */
   tokenChanged: (token: string) => void;
+  /** The encode step: WAVs encoded into memory just before their upload. */
+  soundscapes: SoundscapePreparer;
 }
 
 /**
@@ -63,6 +66,7 @@ export class UploaderComponent implements Component {
         stopGraceMs: Math.min(5_000, config.service.timeoutMs),
         link: this.link,
         audioWithheld: () => this.audioWithheld,
+        soundscapes: deps.soundscapes,
       },
       deps.hold,
       observer,

@@ -5,8 +5,8 @@ import type { RecordingItem } from './types.js';
 
 /**
  * Claims due recordings for upload: `pending` or `unknown`, `next_attempt_at <= now`,
- * not held, with FLAC audio in the spool (WAV is claimed for encoding first, see
- * encoding.ts; a recording without audio is never uploaded). They move to `sending`
+ * not held, with FLAC audio in the spool (a WAV is encoded first and claimed with
+ * {@link claimEncoded}, see encoding.ts; a recording without audio is never uploaded). They move to `sending`
  * in one UPDATE; those that came from `unknown` have `reconcile: true` (look them
  * up at the service before posting again).
  */
@@ -30,4 +30,23 @@ export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[
     now,
   });
   return sortClaimed(claimed, options.order);
+}
+
+/**
+ * Claims recordings whose WAV the uploader has just encoded into memory, by id and
+ * spool file: each moves to `sending` only if it is still due and not held, and its
+ * spool file is still the one encoded (an operator's drop, a hold, or the spool
+ * compaction in between leaves it alone; the caller discards that FLAC). Returns the
+ * claimed ones.
+ */
+export function claimEncoded(q: Queue, options: { now?: number; items: readonly { id: number; spoolPath: string }[] }): RecordingItem[] {
+  if (options.items.length === 0) return [];
+  const now = options.now ?? Date.now();
+  return transitionWhere(q, 'recording', 'sending', {
+    ids: `SELECT json_extract(value, '$[0]') FROM json_each(@pairs)`,
+    where: `next_attempt_at <= @now AND hold_reason IS NULL AND (id, spool_path) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@pairs))`,
+    params: { now, pairs: JSON.stringify(options.items.map((i) => [i.id, i.spoolPath])) },
+    patch: { reconcile: new SqlExpr(`state = 'unknown'`) },
+    now,
+  });
 }

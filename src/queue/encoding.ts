@@ -1,58 +1,97 @@
-import { checkLimit } from './claim.js';
+import { checkLimit, direction, type ClaimOrder } from './claim.js';
 import type { Queue } from './db.js';
-import { transition, transitionWhere } from './state.js';
-import type { RecordingItem } from './types.js';
 
 /**
- * Encoding is a claim like an upload, with no extra column: a recording whose
- * spool file is still WAV (`audio_format = 'wav'`) is claimed for encoding
- * (`pending -> sending`), and {@link markEncoded} puts it back to `pending` with the
- * FLAC file, due at once. Upload claims take only FLAC, so the two never meet.
- * An encoding failure uses the ordinary operations on the `sending` item:
- * `markFailed` (invalid audio: the recording's detections then go without a
- * soundscape) or `markRetry` (the encoder crashed, the disk was full).
+ * Encoding is not a state. A recording whose spool file is a WAV stays `pending` (or
+ * `unknown`) while it is encoded, so `sending` keeps its one meaning: a request with
+ * the item may be at the service. Two places encode:
  *
- * At start-up `recoverInFlight` returns a WAV recording found in `sending` to
- * `pending`: it was being encoded, never sent, so its outcome is not unknown.
+ * - the uploader, into memory, just before the claim: it reads the due WAV recordings
+ *   ({@link wavRecordingsDue}), encodes them, and claims each by id and spool file
+ *   (`claimEncoded` in claim-recordings.ts). Nothing is written for the encoding; audio
+ *   that cannot be encoded fails the recording before any request (`markUnencodable`);
+ * - the spool compaction, into a FLAC file in the spool, where that pays (a WAV too large
+ *   to hold in memory, a backlog, a disk running low): it reads
+ *   {@link compactionCandidates} and swaps the file with `replaceWithFlac`
+ *   (replace-audio.ts), without a state change.
  */
-export interface EncodeClaimOptions {
-  limit: number;
-  /** Epoch ms; default now. */
-  now?: number;
-}
-
-export function claimForEncoding(q: Queue, options: EncodeClaimOptions): RecordingItem[] {
-  checkLimit(options.limit);
-  const now = options.now ?? Date.now();
-  const claimed = transitionWhere(q, 'recording', 'sending', {
-    from: ['pending'],
-    // audio_stage 1: WAV in the spool.
-    ids:
-      `SELECT id FROM recordings WHERE state = 'pending' AND audio_stage = 1 AND next_attempt_at <= @now ` +
-      `AND hold_reason IS NULL ORDER BY next_attempt_at, id LIMIT @limit`,
-    params: { now, limit: options.limit },
-    patch: { reconcile: false },
-    now,
-  });
-  return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
-}
-
-export interface Encoded {
-  /** The FLAC file in the spool (the caller removes the WAV afterwards). */
+export interface WavRecording {
+  id: number;
+  /** The WAV in the spool. */
   spoolPath: string;
-  filesize: number;
-  durationS: number;
-  sampleRate: number;
+  /** Its size in bytes (null when unknown). */
+  filesize: number | null;
+  /** `unknown`: the service may have it already; the send reconciles first. */
+  reconcile: boolean;
+  createdAt: number;
 }
 
-export function markEncoded(q: Queue, id: number, encoded: Encoded, options: { now?: number } = {}): RecordingItem {
-  const now = options.now ?? Date.now();
-  return transition(
-    q,
-    'recording',
-    id,
-    'pending',
-    { ...encoded, audioFormat: 'flac', nextAttemptAt: now },
-    { from: ['sending'], now, require: { where: `audio_format = 'wav'`, description: 'it was not claimed for encoding (its audio is not WAV)' } },
-  );
+interface WavRow {
+  id: number;
+  state: string;
+  spool_path: string;
+  filesize: number | null;
+  created_at: number;
+}
+
+const toWav = (r: WavRow): WavRecording => ({ id: r.id, spoolPath: r.spool_path, filesize: r.filesize, reconcile: r.state === 'unknown', createdAt: r.created_at });
+
+export interface WavDueOptions {
+  now?: number;
+  limit: number;
+  order: ClaimOrder;
+  /** Recordings being encoded or encoded already (in memory): not read again. */
+  exclude?: readonly number[];
+  /** Only WAVs of at most this many bytes (what may be held in memory). */
+  maxBytes: number;
+}
+
+/**
+ * Due WAV recordings (`unknown` first, then `pending`; not held; at most `maxBytes`) in
+ * claim order: what the uploader encodes into memory next. A read: nothing changes.
+ */
+export function wavRecordingsDue(q: Queue, options: WavDueOptions): WavRecording[] {
+  checkLimit(options.limit);
+  const dir = direction(options.order);
+  const branch = (state: string) =>
+    `SELECT id, state, spool_path, filesize, created_at, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 1 ` +
+    `AND next_attempt_at <= @now AND hold_reason IS NULL AND filesize <= @max ` +
+    `AND id NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+  const sql =
+    `SELECT * FROM (SELECT * FROM (${branch('unknown')}) UNION ALL SELECT * FROM (${branch('pending')})) ` +
+    `ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+  const rows = q.stmt(sql).all({
+    now: options.now ?? Date.now(),
+    limit: options.limit,
+    max: options.maxBytes,
+    exclude: JSON.stringify(options.exclude ?? []),
+  }) as WavRow[];
+  return rows.map(toWav);
+}
+
+export interface CompactionOptions {
+  limit: number;
+  /** Only recordings with a larger id (the caller's cursor through a long backlog). */
+  afterId: number;
+  /** WAVs larger than this are always candidates: they cannot be encoded into memory. */
+  maxInMemoryBytes: number;
+  /** WAVs queued at or before this time (epoch ms) are candidates too; null: none by age. */
+  queuedBefore: number | null;
+}
+
+/**
+ * WAV recordings waiting (`pending` or `unknown`) that the spool compaction may encode
+ * into a FLAC file: too large for memory (or of unknown size), or queued before
+ * `queuedBefore`. In id order after `afterId`. A read.
+ */
+export function compactionCandidates(q: Queue, options: CompactionOptions): WavRecording[] {
+  checkLimit(options.limit);
+  // One index range per waiting state (state, audio_stage): never the whole history by rowid.
+  const branch = (state: string) =>
+    `SELECT id, state, spool_path, filesize, created_at FROM recordings WHERE state = '${state}' AND audio_stage = 1 ` +
+    `AND +id > @after AND (filesize IS NULL OR filesize > @max OR created_at <= @before)`;
+  const rows = q
+    .stmt(`SELECT * FROM (${branch('pending')} UNION ALL ${branch('unknown')}) ORDER BY id LIMIT @limit`)
+    .all({ after: options.afterId, max: options.maxInMemoryBytes, before: options.queuedBefore ?? -1, limit: options.limit }) as WavRow[];
+  return rows.map(toWav);
 }

@@ -6,8 +6,8 @@ import type { Queue } from './db.js';
  * The earliest time after `now` at which an item a claim could take becomes due, so the
  * uploader can sleep until then instead of polling:
  *
- * - a backoff ends (`next_attempt_at`), for recordings with FLAC audio and for detections
- *   a claim may take;
+ * - a backoff ends (`next_attempt_at`), for recordings with audio (a FLAC to claim, or a
+ *   WAV the uploader encodes into memory first) and for detections a claim may take;
  * - a detection that waits for its recording's audio (none was spooled, or, with
  *   `audioHeld`, the link holds audio back) reaches `noAudioAfterMs` since it was queued,
  *   and goes without a soundscape (claim-detections.ts). Without this, such detections
@@ -30,7 +30,7 @@ export function nextDueAt(q: Queue, now: number = Date.now(), options: Detection
 
 function nextDueSql(waits: readonly number[], audioWaits: readonly number[]): string {
   const backoffs = [
-    ...CLAIM_FROM.map((state) => `FROM recordings WHERE state = '${state}' AND audio_stage = 2`),
+    ...CLAIM_FROM.flatMap((state) => [1, 2].map((stage) => `FROM recordings WHERE state = '${state}' AND audio_stage = ${stage}`)),
     ...CLAIM_FROM.flatMap((state) => waits.map((wait) => `FROM detections WHERE state = '${state}' AND recording_wait = ${wait}`)),
   ].map((range) => `SELECT MIN(next_attempt_at) AS t ${range} AND next_attempt_at > @now`);
   // The partial index's own condition first, so SQLite reads `detections_waiting` from the cutoff.

@@ -15,19 +15,22 @@ import type { ItemKind, ItemOf, ItemState } from './types.js';
  * | from      | to        | when                                                                |
  * |-----------|-----------|---------------------------------------------------------------------|
  * | (new)     | pending   | ingested (an INSERT in enqueue.ts, not an UPDATE)                   |
- * | pending   | sending   | claimed by the uploader (due: next_attempt_at <= now), or claimed for encoding (WAV in the spool) |
+ * | pending   | sending   | claimed by the uploader (due: next_attempt_at <= now), its FLAC ready |
  * | sending   | uploaded  | 2xx with the service's id (stored in the same UPDATE)               |
- * | sending   | pending   | transient failure: attempts + 1, next_attempt_at by backoff; or encoded to FLAC |
+ * | sending   | pending   | transient failure: attempts + 1, next_attempt_at by backoff         |
  * | sending   | unknown   | outcome unknown (timeout/reset after send); every `sending` row at start-up |
  * | unknown   | sending   | claimed for reconciliation (`reconcile: true`)                      |
  * | sending   | uploaded  | (reconcile) the service already has it: its id is adopted           |
  * | sending   | failed    | terminal: 422, invalid audio, unresolvable species                  |
+ * | pending   | failed    | its audio cannot be encoded (invalid or missing WAV): nothing sent  |
  * | failed    | pending   | operator `queue retry`                                              |
  * | pending   | dropped   | operator `queue drop` (logged)                                      |
  * | failed    | dropped   | operator `queue drop` (logged); dropping twice is refused, not repeated |
  *
- * `sending` and `unknown` items cannot be dropped: a request with them may be at the
- * service (or be on its way), so "never uploaded" would be a lie. The daemon settles
+ * `sending` means only that: a request with the item may be at the service (or on its
+ * way). Encoding is not a state: a WAV is encoded into memory before its claim (nothing
+ * is written for it), or into a FLAC file in the spool while the item stays `pending`.
+ * `sending` and `unknown` items cannot be dropped: "never uploaded" would be a lie. The daemon settles
  * them first (uploaded, or pending/failed when the service does not have them).
  */
 export interface Transition {
@@ -38,12 +41,13 @@ export interface Transition {
 
 export const TRANSITIONS: readonly Transition[] = [
   { from: 'new', to: 'pending', when: 'ingested' },
-  { from: 'pending', to: 'sending', when: 'claimed by the uploader, or for encoding' },
+  { from: 'pending', to: 'sending', when: 'claimed by the uploader, its FLAC ready' },
   { from: 'sending', to: 'uploaded', when: '2xx with the service id' },
-  { from: 'sending', to: 'pending', when: 'transient failure (attempts + 1, backoff), or encoded' },
+  { from: 'sending', to: 'pending', when: 'transient failure (attempts + 1, backoff)' },
   { from: 'sending', to: 'unknown', when: 'outcome unknown; every sending row at start-up' },
   { from: 'unknown', to: 'sending', when: 'claimed for reconciliation' },
   { from: 'sending', to: 'failed', when: 'terminal failure' },
+  { from: 'pending', to: 'failed', when: 'audio that cannot be encoded, found before any request' },
   { from: 'failed', to: 'pending', when: 'operator queue retry' },
   { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired; audio withheld (privacy.audio never)' },
   { from: 'failed', to: 'dropped', when: 'operator queue drop; audio withheld (privacy.audio never)' },

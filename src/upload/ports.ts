@@ -1,4 +1,4 @@
-import type { Transform } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import type {
   Detection,
   PostDetectionBody,
@@ -12,7 +12,8 @@ import type { ReconcileApi } from './reconcile.js';
  * so that the uploader's rules can be read without the HTTP details.
  */
 export interface UploadApi extends ReconcileApi {
-  uploadSoundscape(args: { timestamp: string; file: string; signal?: AbortSignal; through?: Transform }): Promise<Soundscape>;
+  /** The soundscape from a spool file (`file`), or from memory (`body` of `size` bytes). */
+  uploadSoundscape(args: { timestamp: string; file?: string; body?: Readable; size?: number; signal?: AbortSignal; through?: Transform }): Promise<Soundscape>;
   postDetection(body: PostDetectionBody, signal?: AbortSignal): Promise<Detection>;
   /** A cheap authenticated read, used as the probe while uploads are paused. */
   probe(signal?: AbortSignal): Promise<StatsResponse>;

@@ -56,8 +56,12 @@ export class RetentionSweeper {
         if (files.length === 0) return;
         for (const f of files) {
           await rm(f.spoolPath, { force: true });
-          // A crash between encoding and removing the WAV leaves it beside its FLAC: it goes too.
+          // A crash in the spool compaction leaves a WAV beside its FLAC (or a FLAC beside its WAV): it goes too.
           if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });
+          if (f.spoolPath.endsWith('.wav')) {
+            const base = f.spoolPath.slice(0, -'.wav'.length);
+            await Promise.all([rm(`${base}.flac`, { force: true }), rm(`${base}.flac.part`, { force: true })]);
+          }
           await this.afterUpload(f.recordingId);
           clearSpoolPath(this.queue, f.recordingId);
         }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { PostDetectionBody } from '../wire/types.js';
 import type { UploadApi } from './ports.js';
 import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
@@ -23,16 +24,32 @@ export interface SendResult {
 }
 
 /**
+ * The soundscape's FLAC when the encode step made it in memory (a WAV in the spool), or
+ * why that audio cannot be sent. Absent: the spool file is the FLAC.
+ */
+export interface SoundscapeBody {
+  flac?: Buffer;
+  fault?: Error;
+  /** Called once the send is over, however it ended: the memory it held is free. */
+  release?: () => void;
+}
+
+/** Pieces of a FLAC held in memory as the request body reads them: the bandwidth cap paces them smoothly. */
+const BODY_PIECE = 64 * 1024;
+
+/**
  * Uploads one soundscape, or finds the one the service already has, and returns its
  * service id. The caller records it (`markUploaded`, in its group commit): the id is
  * stored in the same UPDATE that marks the recording uploaded, which is what makes its
- * detections due.
+ * detections due. The link policy (`through`) paces and counts the bytes actually sent,
+ * from memory or from the spool alike.
  */
-export async function sendRecording(ctx: SendContext, item: RecordingItem): Promise<SendResult> {
+export async function sendRecording(ctx: SendContext, item: RecordingItem, body: SoundscapeBody = {}): Promise<SendResult> {
   if (item.reconcile) {
     const found = await findSoundscape(
       ctx.api,
-      { timestamp: item.timestamp, durationS: item.durationS, filesize: item.filesize },
+      // The size posted is the FLAC's: from memory, or the spool file's.
+      { timestamp: item.timestamp, durationS: item.durationS, filesize: body.flac?.length ?? (item.audioFormat === 'flac' ? item.filesize : null) },
       (id) => ctx.isRemoteIdTaken('recording', id),
       ctx.signal,
     );
@@ -40,14 +57,23 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem): Prom
       return { remoteId: found, reconciled: true };
     }
   }
+  if (body.fault) throw body.fault;
   if (!item.spoolPath) throw new AudioFileError(`recording ${item.id}`, 'no-data', 'no audio in the spool');
+  const flac = body.flac;
   let soundscape;
   try {
-    soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, file: item.spoolPath, signal: ctx.signal, through: ctx.link?.audioBody() });
+    const source = flac
+      ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length }
+      : { file: item.spoolPath };
+    soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
   } finally {
     ctx.link?.audioDone();
   }
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
+}
+
+function* pieces(data: Buffer, size: number): Generator<Buffer> {
+  for (let at = 0; at < data.length; at += size) yield data.subarray(at, at + size);
 }
 
 /** Posts one detection, or finds the one the service already has; returns its service id (the caller records it). */

@@ -1,11 +1,14 @@
 import {
   claimDetections,
+  claimEncoded,
   claimRecordings,
   isRemoteIdTaken,
   markFailed,
   markRetry,
+  markUnencodable,
   markUnknown,
   markUploaded,
+  wavRecordingsDue,
   type Queue,
 } from '../queue/index.js';
 import { nextDueAt } from '../queue/next-due.js';
@@ -21,6 +24,9 @@ export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQ
     savepoint: (fn) => q.write(fn),
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
+    wavRecordingsDue: (args) => wavRecordingsDue(q, args),
+    claimEncoded: (args) => claimEncoded(q, args),
+    failUnencodable: (id, spoolPath, args) => markUnencodable(q, id, spoolPath, { ...args, now: now() }),
     nextDueAt: ({ now, ...waits }) => nextDueAt(q, now, waits),
     markUploaded: (kind, id, remoteId) => void markUploaded(q, kind, id, remoteId, { now: now() }),
     retryLater: (kind, id, args) => void markRetry(q, kind, id, { ...args, now: now() }),

@@ -1,4 +1,4 @@
-import type { ClaimedDetection, ItemKind, RecordingItem } from '../queue/index.js';
+import type { ClaimedDetection, ItemKind, RecordingItem, WavDueOptions, WavRecording } from '../queue/index.js';
 import type { DetectionWaitOptions } from '../queue/claim-detections.js';
 
 /** What detections whose soundscape waits or will not come wait for: the same for a claim and for the next wake. */
@@ -15,6 +15,12 @@ import type { CommitQueue } from './group-commit.js';
 export interface UploadQueue extends CommitQueue {
   claimRecordings(args: { now: number; limit: number; order: 'newest' | 'oldest' }): RecordingItem[];
   claimDetections(args: { now: number; limit: number; order: 'newest' | 'oldest' } & DetectionWaits): ClaimedDetection[];
+  /** Due WAV recordings to encode into memory before their claim (a read). */
+  wavRecordingsDue(args: WavDueOptions & { now: number }): WavRecording[];
+  /** Claims recordings encoded into memory, by id and spool file; returns those claimed. */
+  claimEncoded(args: { now: number; items: readonly { id: number; spoolPath: string }[] }): RecordingItem[];
+  /** A `pending` recording whose audio cannot be encoded fails before any request; false when it moved on meanwhile. */
+  failUnencodable(id: number, spoolPath: string, args: { error: string; code: string }): boolean;
   /** When the next item a claim with these waits could take becomes due (a backoff ends, a no-audio wait ends), to sleep until then. */
   nextDueAt(args: { now: number } & DetectionWaits): number | null;
   markUploaded(kind: ItemKind, id: number, remoteId: number): void;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../errors.js';
+import { errorCode, errorMessage } from '../errors.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { backoffDelay, type BackoffOptions } from './backoff.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
@@ -7,8 +7,9 @@ import { GroupCommit } from './group-commit.js';
 import { decide, type Decision, type PauseReason } from './decide.js';
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
-import { sendDetection, sendRecording, type SendContext, type SendResult } from './send.js';
+import { sendDetection, sendRecording, type SendContext, type SendResult, type SoundscapeBody } from './send.js';
 import { QueueTransitionError, type ClaimedDetection, type ItemKind, type RecordingItem } from '../queue/index.js';
+import type { PreparedSoundscape, SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { LinkGate } from './link-policy.js';
 
@@ -47,6 +48,11 @@ export interface UploaderOptions {
    * station is fine, it waits by design (status shows it under "Link").
    */
   link?: LinkGate;
+  /**
+   * The encode step (src/encode): WAV recordings are encoded into memory before their
+   * claim and sent from there. Absent: only recordings whose spool file is FLAC go.
+   */
+  soundscapes?: SoundscapePreparer;
   now?: () => number;
 }
 
@@ -79,6 +85,11 @@ export type HoldReason = PauseReason | 'clock-unsynchronized';
  * while a commit runs are recorded together in the next one, which also holds the next
  * claim; a request goes out only once its claim is committed, and an outcome is
  * reported only once it is.
+ *
+ * A recording whose spool file is a WAV is encoded into memory first (`soundscapes`, the
+ * encode step), while it is still `pending`: the encode holds a slot, and the pass after
+ * it claims the recording by id and sends the FLAC from memory. `sending` thus always
+ * means that a request may be at the service.
  */
 export class Uploader {
   private readonly circuit: CircuitBreaker;
@@ -171,6 +182,8 @@ export class Uploader {
     this.running = false;
     this.wake?.();
     await this.loopDone;
+    // Encoded recordings not yet claimed stay `pending`: encoded again after the restart.
+    this.options.soundscapes?.stop();
     const grace = this.options.stopGraceMs ?? 0;
     if (grace > 0 && this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -293,15 +306,20 @@ export class Uploader {
     const circuit = this.circuit.current;
     if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
 
-    let slots = this.concurrency.limit - this.sends;
+    const soundscapes = this.options.soundscapes;
+    // An encode under way holds a slot, and so does one waiting for its claim (below).
+    let slots = this.concurrency.limit - this.sends - (soundscapes?.inProgress ?? 0);
     const probing = circuit === 'half-open';
     if (probing) {
       // One request probes the service; the rest wait for its verdict.
       if (this.circuit.tryAcquire() !== 'probe') return 1_000;
       this.probeTaken = true;
-      slots = 1;
+      slots = Math.min(1, slots);
     }
-    if (slots <= 0) return idle;
+    if (slots <= 0) {
+      if (probing) this.circuit.cancelProbe();
+      return idle;
+    }
 
     const order = this.newestFirst ? 'newest' : 'oldest';
     this.newestFirst = !this.newestFirst;
@@ -311,39 +329,103 @@ export class Uploader {
     // What detections whose soundscape waits (or will never come) wait for: the claim and the next wake read the same.
     const waits = { noAudioAfterMs: this.options.noSoundscapeAfterMs, audioHeld: link?.audio === false, audioWithheld };
     let recordingBudget = audioWithheld || link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
+    let started = 0;
+    /** Requests launched (an encode holds a slot but is no request: it cannot probe). */
+    let sent = 0;
+    const launchRecording = (item: RecordingItem, body?: SoundscapeBody) => {
+      if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
+      launches.push(() => this.launch('recording', item, body));
+      recordingBudget--;
+      started++;
+      sent++;
+    };
+    if (soundscapes) {
+      // Recordings encoded into memory go first: they hold memory, and were due when chosen.
+      if (recordingBudget === 0) soundscapes.discardReady();
+      else for (const { claimed, body } of this.claimPrepared(soundscapes, now, Math.min(slots, recordingBudget))) launchRecording(claimed, body);
+      // The rest that are ready keep their slots for a later pass.
+      slots -= soundscapes.ready;
+    }
     // Neither kind starves the other: recordings get at most half the free slots first
     // (with one free slot, every other fill), detections the rest, and recordings may
     // then take what detections left unused. A backlog of soundscapes cannot hold back
     // the detections of today's recordings, nor the reverse.
     const recordingShare = slots === 1 ? (this.recordingsFirst ? 1 : 0) : Math.ceil(slots / 2);
     this.recordingsFirst = !this.recordingsFirst;
-    let started = 0;
+    const toEncode: number[] = [];
     const claimRecordings = (limit: number) => {
       if (limit <= 0) return;
-      for (const item of this.queue.claimRecordings({ now, limit, order })) {
-        if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
-        launches.push(() => this.launch('recording', item));
-        recordingBudget--;
-        started++;
+      const before = started;
+      for (const item of this.queue.claimRecordings({ now, limit, order })) launchRecording(item);
+      // Then WAVs to encode: read, not claimed; the pass after their encode claims them.
+      const room = Math.min(limit - (started - before), recordingBudget);
+      if (soundscapes && room > 0 && soundscapes.canStart()) {
+        const exclude = [...soundscapes.excluded(), ...toEncode];
+        const due = this.queue.wavRecordingsDue({ now, limit: room, order, exclude, maxBytes: soundscapes.maxBytes });
+        if (due.length > 0) {
+          toEncode.push(...due.map((d) => d.id));
+          launches.push(() => void soundscapes.start(due));
+          started += due.length;
+          recordingBudget -= due.length;
+        }
       }
     };
-    claimRecordings(Math.min(recordingShare, recordingBudget));
+    // Recordings sent from memory above count toward their share.
+    claimRecordings(Math.min(recordingShare - started, recordingBudget));
     if (started < slots) {
       for (const item of this.queue.claimDetections({ now, limit: slots - started, order, ...waits })) {
         launches.push(() => this.launch('detection', item));
         started++;
+        sent++;
       }
     }
     claimRecordings(Math.min(slots - started, recordingBudget));
+    if (probing && sent === 0) this.circuit.cancelProbe();
     if (started > 0) return untilLinkChange(idle);
-    if (probing) this.circuit.cancelProbe();
     const next = this.queue.nextDueAt({ now, ...waits });
-    return untilLinkChange(next == null ? idle : Math.min(idle, Math.max(10, next - now)));
+    const paused = soundscapes?.pausedUntilMs;
+    const wake = paused == null ? next : next == null ? paused : Math.min(next, paused);
+    return untilLinkChange(wake == null ? idle : Math.min(idle, Math.max(10, wake - now)));
   }
 
-  private launch(kind: 'recording', item: RecordingItem): void;
+  /**
+   * Claims the recordings the encode step has ready, by id and spool file (those that
+   * moved on meanwhile, dropped or held, are let go). Audio that could not be encoded
+   * fails its `pending` recording here, before any request; an `unknown` one is claimed
+   * all the same, to be looked up at the service first (the earlier send may be there).
+   */
+  private claimPrepared(soundscapes: SoundscapePreparer, now: number, limit: number): { claimed: RecordingItem; body: SoundscapeBody }[] {
+    const ready = soundscapes.take(limit);
+    if (ready.length === 0) return [];
+    const byId = new Map<number, PreparedSoundscape>(ready.map((p) => [p.id, p]));
+    const toClaim: PreparedSoundscape[] = [];
+    for (const p of ready) {
+      if (p.fault && !p.reconcile) {
+        const failed = this.queue.failUnencodable(p.id, p.spoolPath, { error: p.fault.message, code: errorCode(p.fault) });
+        soundscapes.release(p);
+        if (failed) {
+          this.observer.outcome?.('recording', 'failed', 0);
+          this.log.error({ kind: 'recording', item: p.id, code: errorCode(p.fault) }, `recording not uploadable, its detections go without a soundscape: ${p.fault.message}`);
+        }
+      } else {
+        toClaim.push(p);
+      }
+    }
+    const claimed = this.queue.claimEncoded({ now, items: toClaim });
+    const out: { claimed: RecordingItem; body: SoundscapeBody }[] = [];
+    for (const item of claimed) {
+      const p = byId.get(item.id)!;
+      byId.delete(item.id);
+      out.push({ claimed: item, body: p.flac ? { flac: p.flac.data, release: () => soundscapes.release(p) } : { fault: p.fault, release: () => soundscapes.release(p) } });
+    }
+    // Not claimed: dropped, held, or no longer due meanwhile. Their FLAC goes.
+    for (const p of toClaim) if (byId.has(p.id)) soundscapes.release(p);
+    return out;
+  }
+
+  private launch(kind: 'recording', item: RecordingItem, body?: SoundscapeBody): void;
   private launch(kind: 'detection', item: ClaimedDetection): void;
-  private launch(kind: ItemKind, item: RecordingItem | ClaimedDetection): void {
+  private launch(kind: ItemKind, item: RecordingItem | ClaimedDetection, body?: SoundscapeBody): void {
     const ctx: SendContext = {
       api: this.api,
       isRemoteIdTaken: (k, remoteId) => this.adopting.has(`${k}:${remoteId}`) || this.queue.isRemoteIdTaken(k, remoteId),
@@ -355,7 +437,7 @@ export class Uploader {
     this.sends++;
     const send =
       kind === 'recording'
-        ? sendRecording(ctx, item as RecordingItem)
+        ? sendRecording(ctx, item as RecordingItem, body).finally(() => body?.release?.())
         : sendDetection(ctx, item as ClaimedDetection);
     const task = send.then(
       (result) => {

@@ -1,16 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimDetections } from '../../src/queue/claim-detections.js';
-import { claimRecordings } from '../../src/queue/claim-recordings.js';
+import { claimEncoded, claimRecordings } from '../../src/queue/claim-recordings.js';
 import type { Queue } from '../../src/queue/db.js';
-import { claimForEncoding, markEncoded } from '../../src/queue/encoding.js';
+import { compactionCandidates, wavRecordingsDue } from '../../src/queue/encoding.js';
 import { enqueueRecording } from '../../src/queue/enqueue.js';
 import { getItem } from '../../src/queue/get-item.js';
 import { hold, release } from '../../src/queue/hold.js';
-import { markFailed } from '../../src/queue/mark-failed.js';
+import { markFailed, markUnencodable } from '../../src/queue/mark-failed.js';
 import { markRetry } from '../../src/queue/mark-retry.js';
 import { markUnknown } from '../../src/queue/mark-unknown.js';
 import { markUploaded } from '../../src/queue/mark-uploaded.js';
 import { dropItems } from '../../src/queue/drop-items.js';
+import { replaceWithFlac } from '../../src/queue/replace-audio.js';
 import type { NewRecording } from '../../src/queue/types.js';
 import { detection, recording, tempQueue } from './helpers.js';
 
@@ -140,27 +141,66 @@ describe('claimDetections', () => {
   });
 });
 
-describe('encoding', () => {
-  it('claims WAV recordings for encoding, and markEncoded makes them uploadable FLAC', () => {
-    const { recordingId, detectionIds } = add(1, T, { spoolPath: '/spool/rec-1.wav', audioFormat: 'wav', filesize: 2_880_044 });
-    add(2, T); // FLAC already: not for the encoder
-    const claimed = claimForEncoding(q, { limit: 5, now: T });
-    expect(claimed.map((r) => [r.id, r.state, r.spoolPath])).toEqual([[recordingId, 'sending', '/spool/rec-1.wav']]);
-    expect(claimForEncoding(q, { limit: 5, now: T })).toEqual([]);
+describe('encoding is not a state', () => {
+  const wav = (n: number, filesize = 2_880_044) => ({ spoolPath: `/spool/rec-${n}.wav`, audioFormat: 'wav' as const, filesize });
 
-    const encoded = markEncoded(q, recordingId, { spoolPath: '/spool/rec-1.flac', filesize: 1_100_000, durationS: 15.0, sampleRate: 48_000 }, { now: T + 1 });
-    expect(encoded).toMatchObject({ state: 'pending', audioFormat: 'flac', spoolPath: '/spool/rec-1.flac', filesize: 1_100_000, nextAttemptAt: T + 1, attempts: 0 });
-    const uploadable = claimRecordings(q, { now: T + 1, limit: 5, order: 'oldest' }).map((r) => r.id);
-    expect(uploadable).toContain(recordingId);
-    // An upload claim is not an encoding claim.
-    expect(() => markEncoded(q, recordingId, { spoolPath: '/x.flac', filesize: 1, durationS: 1, sampleRate: 1 })).toThrow(/not claimed for encoding/);
-    expect(detectionIds).toHaveLength(1);
+  it('a due WAV is read for encoding, not claimed, and claimed by id and spool file once encoded', () => {
+    const { recordingId } = add(1, T, wav(1));
+    add(2, T); // FLAC already: claimed directly, not read for encoding
+    add(3, T, wav(3, 40_000_000)); // too large for memory
+    const due = wavRecordingsDue(q, { now: T, limit: 5, order: 'oldest', maxBytes: 8 * 1024 * 1024 });
+    expect(due).toEqual([{ id: recordingId, spoolPath: '/spool/rec-1.wav', filesize: 2_880_044, reconcile: false, createdAt: T }]);
+    // Reading changed nothing: still pending, and FLAC claims do not take it.
+    expect(getItem(q, 'recording', recordingId)!.state).toBe('pending');
+    expect(claimRecordings(q, { now: T, limit: 5, order: 'oldest' }).map((r) => r.spoolPath)).toEqual(['/spool/rec-2.flac']);
+    expect(wavRecordingsDue(q, { now: T, limit: 5, order: 'oldest', maxBytes: 8 * 1024 * 1024, exclude: [recordingId] })).toEqual([]);
+
+    // A claim for another spool file (compacted meanwhile) takes nothing.
+    expect(claimEncoded(q, { now: T, items: [{ id: recordingId, spoolPath: '/spool/other.wav' }] })).toEqual([]);
+    const [claimed] = claimEncoded(q, { now: T, items: [{ id: recordingId, spoolPath: '/spool/rec-1.wav' }] });
+    expect(claimed).toMatchObject({ id: recordingId, state: 'sending', reconcile: false, audioFormat: 'wav' });
+    expect(claimEncoded(q, { now: T, items: [{ id: recordingId, spoolPath: '/spool/rec-1.wav' }] })).toEqual([]);
   });
 
-  it('an encoding failure fails the recording and frees its detections', () => {
-    const { recordingId, detectionIds } = add(1, T, { spoolPath: '/spool/rec-1.wav', audioFormat: 'wav' });
-    claimForEncoding(q, { limit: 1, now: T });
-    markFailed(q, 'recording', recordingId, { error: 'not a RIFF file', code: 'ERR_AUDIO_INVALID' });
+  it('an unknown WAV is read first and claimed to be reconciled; a held or dropped one is not claimed', () => {
+    const a = add(1, T, wav(1)).recordingId;
+    const b = add(2, T, wav(2)).recordingId;
+    const c = add(3, T, wav(3)).recordingId;
+    claimEncoded(q, { now: T, items: [{ id: b, spoolPath: '/spool/rec-2.wav' }] });
+    markUnknown(q, 'recording', b, { error: 'timeout', code: 'ERR_OUTCOME_UNKNOWN', nextAttemptAt: T });
+    expect(wavRecordingsDue(q, { now: T, limit: 5, order: 'oldest', maxBytes: 1e9 }).map((r) => [r.id, r.reconcile])).toEqual([[b, true], [a, false], [c, false]]);
+    hold(q, 'recording', [a], 'implausible-time');
+    dropItems(q, [{ kind: 'recording', id: c }]);
+    const claimed = claimEncoded(q, {
+      now: T,
+      items: [a, b, c].map((id) => ({ id, spoolPath: `/spool/rec-${id}.wav` })),
+    });
+    expect(claimed.map((r) => [r.id, r.reconcile])).toEqual([[b, true]]);
+  });
+
+  it('audio that cannot be encoded fails a pending recording before any request, and frees its detections', () => {
+    const { recordingId, detectionIds } = add(1, T, wav(1));
+    expect(markUnencodable(q, recordingId, '/spool/other.wav', { error: 'x', code: 'ERR_AUDIO_INVALID' })).toBe(false);
+    expect(markUnencodable(q, recordingId, '/spool/rec-1.wav', { error: 'not a RIFF file', code: 'ERR_AUDIO_INVALID', now: T })).toBe(true);
+    expect(getItem(q, 'recording', recordingId)).toMatchObject({ state: 'failed', previousState: 'pending', attempts: 1, lastErrorCode: 'ERR_AUDIO_INVALID' });
     expect(claimDetections(q, { now: T, limit: 5, order: 'oldest' }).map((d) => [d.id, d.soundscapeRemoteId])).toEqual([[detectionIds[0], null]]);
+  });
+
+  it('the spool compaction swaps a waiting WAV for its FLAC without a state change, never under a claim', () => {
+    const old = add(1, T - 20 * MIN, wav(1)).recordingId;
+    const large = add(2, T, wav(2, 40_000_000)).recordingId;
+    add(3, T, wav(3)); // recent and small: encoded into memory at upload time
+    const candidates = compactionCandidates(q, { limit: 10, afterId: 0, maxInMemoryBytes: 8 * 1024 * 1024, queuedBefore: T - 15 * MIN });
+    expect(candidates.map((c) => c.id)).toEqual([old, large]);
+    expect(compactionCandidates(q, { limit: 10, afterId: old, maxInMemoryBytes: 8 * 1024 * 1024, queuedBefore: null }).map((c) => c.id)).toEqual([large]);
+
+    const flac = { spoolPath: '/spool/rec-1.flac', filesize: 1_100_000, durationS: 15, sampleRate: 48_000 };
+    expect(replaceWithFlac(q, old, '/spool/rec-1.wav', flac, { now: T })).toBe(true);
+    expect(getItem(q, 'recording', old)).toMatchObject({ state: 'pending', audioFormat: 'flac', spoolPath: '/spool/rec-1.flac', filesize: 1_100_000 });
+    expect(claimRecordings(q, { now: T, limit: 5, order: 'oldest' }).map((r) => r.id)).toEqual([old]);
+    // Claimed meanwhile (sent from memory): the compaction's FLAC does not replace anything.
+    claimEncoded(q, { now: T, items: [{ id: large, spoolPath: '/spool/rec-2.wav' }] });
+    expect(replaceWithFlac(q, large, '/spool/rec-2.wav', { ...flac, spoolPath: '/spool/rec-2.flac' })).toBe(false);
+    expect(getItem(q, 'recording', large)).toMatchObject({ state: 'sending', spoolPath: '/spool/rec-2.wav' });
   });
 });

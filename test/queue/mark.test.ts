@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claimDetections } from '../../src/queue/claim-detections.js';
 import { claimRecordings } from '../../src/queue/claim-recordings.js';
 import type { Queue } from '../../src/queue/db.js';
-import { claimForEncoding } from '../../src/queue/encoding.js';
+import { claimEncoded } from '../../src/queue/claim-recordings.js';
 import { enqueueRecording } from '../../src/queue/enqueue.js';
 import { QueueTransitionError } from '../../src/queue/errors.js';
 import { getItem } from '../../src/queue/get-item.js';
@@ -73,24 +73,24 @@ describe('marking a claimed item', () => {
 });
 
 describe('recoverInFlight', () => {
-  it('makes every sending item unknown, and a WAV being encoded pending again', () => {
+  it('makes every sending item unknown, a WAV sent from memory too (encoding is not a state)', () => {
     enqueueRecording(q, { recording: recording(1), detections: [] }, { now: T });
     enqueueRecording(q, { recording: recording(2, { spoolPath: '/spool/rec-2.wav', audioFormat: 'wav' }), detections: [] }, { now: T });
     enqueueRecording(q, { recording: null, detections: [detection('s', 0), detection('s', 1)] }, { now: T });
     const [uploading] = claimRecordings(q, { now: T, limit: 5, order: 'oldest' });
-    const [encoding] = claimForEncoding(q, { limit: 5, now: T });
+    const [fromMemory] = claimEncoded(q, { now: T, items: [{ id: 2, spoolPath: '/spool/rec-2.wav' }] });
     const detections = claimDetections(q, { now: T, limit: 1, order: 'oldest' });
     expect(detections).toHaveLength(1);
 
-    expect(recoverInFlight(q, { now: T + 1 })).toEqual({ recordings: 1, detections: 1, encoding: 1 });
+    expect(recoverInFlight(q, { now: T + 1 })).toEqual({ recordings: 2, detections: 1 });
     expect(getItem(q, 'recording', uploading.id)).toMatchObject({ state: 'unknown', lastErrorCode: INTERRUPTED_CODE, updatedAt: T + 1 });
-    expect(getItem(q, 'recording', encoding.id)).toMatchObject({ state: 'pending', lastError: null });
+    expect(getItem(q, 'recording', fromMemory.id)).toMatchObject({ state: 'unknown', lastErrorCode: INTERRUPTED_CODE });
     expect(getItem(q, 'detection', detections[0].id)!.state).toBe('unknown');
     // The other detection was never claimed: untouched.
     expect(q.db.prepare(`SELECT COUNT(*) FROM detections WHERE state = 'pending'`).pluck().get()).toBe(1);
     // The next claim reconciles.
     expect(claimRecordings(q, { now: T + 1, limit: 5, order: 'oldest' }).map((r) => [r.id, r.reconcile])).toEqual([[uploading.id, true]]);
     // A later recovery finds only what was claimed since.
-    expect(recoverInFlight(q)).toEqual({ recordings: 1, detections: 0, encoding: 0 });
+    expect(recoverInFlight(q)).toEqual({ recordings: 1, detections: 0 });
   });
 });

@@ -27,9 +27,12 @@ describe('nextDueAt', () => {
     markRetry(q, 'detection', d.id, { error: '503', code: 'ERR_HTTP_STATUS', nextAttemptAt: T + 30_000 });
     expect(nextDueAt(q, T)).toBe(T + 30_000);
     expect(nextDueAt(q, T + 30_000)).toBe(T + 60_000);
-    // A WAV waiting for the encoder is not the uploader's.
+    // A WAV is the uploader's too (it encodes it into memory before the claim).
     enqueueRecording(q, { recording: recording(2, { spoolPath: '/s/2.wav', audioFormat: 'wav' }), detections: [] }, { now: T + 10_000 });
-    expect(nextDueAt(q, T)).toBe(T + 30_000);
+    expect(nextDueAt(q, T)).toBe(T + 10_000);
+    // A recording without audio is nobody's.
+    enqueueRecording(q, { recording: recording(3, { spoolPath: null, audioFormat: null }), detections: [] }, { now: T + 5_000 });
+    expect(nextDueAt(q, T)).toBe(T + 10_000);
   });
 
   it('counts a detection whose soundscape waits: due when noAudioAfterMs since it was queued has passed', () => {

@@ -3,7 +3,7 @@ import { claimDetections } from '../../src/queue/claim-detections.js';
 import { claimRecordings } from '../../src/queue/claim-recordings.js';
 import type { Queue } from '../../src/queue/db.js';
 import { dropItems } from '../../src/queue/drop-items.js';
-import { claimForEncoding } from '../../src/queue/encoding.js';
+import { compactionCandidates, wavRecordingsDue } from '../../src/queue/encoding.js';
 import { enqueueRecording } from '../../src/queue/enqueue.js';
 import { queueCounts } from '../../src/queue/counts.js';
 import { markUploaded } from '../../src/queue/mark-uploaded.js';
@@ -70,7 +70,6 @@ describe('query plans', () => {
       () => claimRecordings(q, { limit: 5, order: 'newest' }),
       () => claimRecordings(q, { limit: 5, order: 'oldest' }),
       () => claimDetections(q, { limit: 5, order: 'newest' }),
-      () => claimForEncoding(q, { limit: 5 }),
     ]) {
       const plans = plansOf(run);
       expect(plans[0][0]).toMatch(/^SEARCH (recordings|detections) USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
@@ -87,5 +86,7 @@ describe('query plans', () => {
     expectNoTableScan(() => nextDueAt(q, 0));
     expectNoTableScan(() => spoolFilesToDelete(q, { retentionMs: 0, limit: 5 }));
     expectNoTableScan(() => spoolUsage(q));
+    expectNoTableScan(() => wavRecordingsDue(q, { limit: 5, order: 'newest', maxBytes: 1e7, exclude: [1, 2] }));
+    expectNoTableScan(() => compactionCandidates(q, { limit: 5, afterId: 0, maxInMemoryBytes: 1e7, queuedBefore: 0 }));
   });
 });

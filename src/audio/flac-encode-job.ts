@@ -188,13 +188,14 @@ function memorySink(): FlacSink {
   const chunks: Buffer[] = [];
   let total = 0;
   return {
-    async write(buffers) {
+    write(buffers) {
       for (const b of buffers) {
         chunks.push(Buffer.from(b));
         total += b.byteLength;
       }
+      return Promise.resolve();
     },
-    async finish(info) {
+    finish(info) {
       // One ArrayBuffer of its own (not Node's shared pool), so it can be transferred.
       const data = new Uint8Array(new ArrayBuffer(total));
       let at = 0;
@@ -203,10 +204,11 @@ function memorySink(): FlacSink {
         at += c.byteLength;
       }
       patchStreamInfo(data, info, 'the encoded FLAC');
-      return { bytes: total, data };
+      return Promise.resolve({ bytes: total, data });
     },
-    async abort() {
+    abort() {
       chunks.length = 0;
+      return Promise.resolve();
     },
   };
 }

@@ -97,7 +97,7 @@ export function workerEngine(workerUrl: URL): EncodeEngine {
       if (force) failAll(new FlacEncoderError('the FLAC encoder was closed during the job'));
       await w.terminate();
       // A terminated worker cannot clean up after itself.
-      await Promise.all(stopped.map((job) => (job.dest === undefined ? undefined : unlink(`${job.dest}.part`).catch(() => undefined))));
+      await Promise.all(stopped.flatMap((job) => (job.dest === undefined ? [] : [unlink(`${job.dest}.part`).catch(() => undefined)])));
     },
   };
 }

@@ -34,7 +34,7 @@ export interface FlacEncoderOptions {
    * - `auto`: the `flac` program when it is on PATH (for complete 8/16/24-bit PCM;
    *   anything else still goes to libflacjs), else libflacjs.
    * - `native`: the `flac` program, which must be installed: without it every job fails
-   *   with FlacEncoderError (and the encode stage retries it later).
+   *   with FlacEncoderError (and the encode step retries it later).
    */
   engine?: FlacEngineChoice;
   /** `auto` (default): the worker thread when compiled, else in-process. See above. */

@@ -141,6 +141,7 @@ export class SoundscapePreparer {
     try {
       const flac = await this.encoder.encodeToMemory(item.spoolPath);
       this.failures = 0;
+      this.log.debug({ item: item.id, bytes: flac.bytes, engine: flac.engine, into: 'memory' }, 'recording encoded to FLAC');
       prepared = { ...item, flac };
     } catch (err) {
       if (isAudioFault(err)) {

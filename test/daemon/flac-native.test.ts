@@ -27,7 +27,8 @@ describe.skipIf(!flacVersion)('upload.flacEncoder native', () => {
 
     const encoded = world.logLines.filter((l) => l.includes('"msg":"recording encoded to FLAC"'));
     expect(encoded).toHaveLength(1);
-    expect(JSON.parse(encoded[0]).engine).toBe(`${flacVersion} (flac program)`);
+    // Into memory, at upload time: the spool never held a FLAC.
+    expect(JSON.parse(encoded[0])).toMatchObject({ engine: `${flacVersion} (flac program)`, into: 'memory' });
 
     const [sc, ...more] = await world.allSoundscapes();
     expect(more).toHaveLength(0);

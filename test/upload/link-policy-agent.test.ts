@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getMeta } from '../../src/queue/index.js';
+import { getMeta, type Queue } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
@@ -25,6 +25,11 @@ function addRecording(w: AgentWorld, name: string, minute: number): void {
 }
 
 
+/** One pending recording whose spool file is its WAV (not encoded while it waits: nothing written for it). */
+function spooledWav(queue: Queue): boolean {
+  return (queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'wav' AND state = 'pending'").get() as { n: number }).n === 1;
+}
+
 /** A window that starts two hours after the current local hour: closed now, open after `opensIn` ms. */
 function closedWindow(): { window: string; opensIn: number } {
   const now = DateTime.now().setZone(ZONE);
@@ -48,8 +53,8 @@ describe('upload windows and data budget (real agent, local service)', () => {
       const c = world!.counts();
       return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > 0 ? c : undefined;
     });
-    // The soundscape is encoded and waits for the window.
-    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac' AND state = 'pending'").get() as { n: number }).n === 1 || undefined);
+    // The soundscape waits for the window, its WAV as it came: encoded only when it may go.
+    await until('recording queued', () => spooledWav(daemon.queue) || undefined);
     expect(posted.recordings.uploaded).toBe(0);
     expect(await world.allSoundscapes()).toHaveLength(0);
     const detections = await world.allDetections();
@@ -72,8 +77,8 @@ describe('upload windows and data budget (real agent, local service)', () => {
     let offset = 0;
     addRecording(world, 'rec', 0);
     const daemon = await world.startAgent({ now: () => Date.now() + offset });
-    // Encoded and ready: only the window holds it (and its detections).
-    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1 || undefined);
+    // Queued with its WAV: only the window holds it (and its detections).
+    await until('recording queued', () => spooledWav(daemon.queue) || undefined);
     await daemon.ingestIdle();
     expect(await world.allSoundscapes()).toHaveLength(0);
     expect(await world.allDetections()).toHaveLength(0);
@@ -94,7 +99,8 @@ describe('upload windows and data budget (real agent, local service)', () => {
     let offset = 0;
     addRecording(world, 'rec', 0);
     const daemon = await world.startAgent({ now: () => Date.now() + offset });
-    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1 || undefined);
+    await until('recording queued', () => spooledWav(daemon.queue) || undefined);
+    await daemon.ingestIdle();
     expect(await world.allDetections()).toHaveLength(0);
     expect(await world.allSoundscapes()).toHaveLength(0);
     offset = opensIn;

@@ -1,4 +1,4 @@
-import { copyFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRecording, getItem, listItems } from '../../src/queue/index.js';
@@ -47,6 +47,31 @@ describe('uploader against the local service', () => {
     expect(daemon.uploader.status().paused).toEqual([]);
     expect(await world.allDetections()).toHaveLength(2);
     expect(await world.allSoundscapes()).toHaveLength(1);
+  });
+
+  it('fails a recording whose spooled WAV cannot be encoded before any request: no soundscape reaches the service, its detections go without', async () => {
+    world = await createAgentWorld();
+    const station = world.emulator.store.stations.byToken(TOKEN)!;
+    // Held by a refused token while the spool file is spoiled, so the encode step meets the spoiled one.
+    world.emulator.store.stations.update(station.id, { active: false });
+    dropRecording(world, 'spoiled', ['0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9']);
+    const daemon = await world.startAgent();
+    await until('the token pause', () => daemon.uploader.status().paused.some((p) => p.reason === 'token-rejected'));
+    const rec = await until('the recording queued and waiting', () => listItems(daemon.queue, { kind: 'recording', limit: 5 }).items.find((r) => r.state === 'pending'));
+    expect(rec.audioFormat).toBe('wav');
+    // A new file under the spool name (the spool's link shares the analyzer's inode: leave that one alone).
+    rmSync(rec.spoolPath!);
+    writeFileSync(rec.spoolPath!, 'RIFF and then nothing a WAV needs');
+
+    world.emulator.store.stations.update(station.id, { active: true });
+    const counts = await world.waitDrained();
+    expect(counts.recordings.failed).toBe(1);
+    expect(getItem(daemon.queue, 'recording', rec.id)).toMatchObject({ state: 'failed', previousState: 'pending', lastErrorCode: 'ERR_AUDIO_INVALID' });
+    expect(counts.detections.uploaded).toBe(1);
+    expect(await world.allSoundscapes()).toHaveLength(0);
+    const [d] = await world.allDetections();
+    expect(d.soundscape ?? null).toBeNull();
+    expect(world.logLines.some((l) => l.includes('recording not uploadable'))).toBe(true);
   });
 
   it('fails a detection the service refuses (422 unknown species) with its message; the others go on', async () => {

@@ -35,8 +35,9 @@ export function registerQueueCommand(program: Command): void {
       'after',
       `
 Item ids: r<n> is soundscape (recording) n, d<n> is detection n, as \`queue list\`
-prints them. States: pending, sending, unknown (sent, outcome being reconciled),
-uploaded, failed (terminal until retried), dropped.
+prints them. States: pending (waiting; a WAV soundscape is encoded while it waits),
+sending (a request with it may be at the service), unknown (sent, outcome being
+reconciled), uploaded, failed (terminal until retried), dropped.
 ${examples('station-agent queue list --state failed', 'station-agent queue show d345', 'station-agent queue retry --failed', 'station-agent queue drop r12 d345 --yes')}`,
     );
 

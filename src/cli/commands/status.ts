@@ -23,7 +23,7 @@ export function registerStatusCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Counts are per state: pending (waiting), sending (in flight), unknown (sent, outcome
+Counts are per state: pending (waiting, or being encoded), sending (a request in flight), unknown (sent, outcome
 being reconciled), uploaded, failed (needs an operator: queue show / queue retry),
 dropped. Soundscapes are the audio recordings, detections the species found in them.
 Uploader, circuit, watcher and clock come from the running daemon; without one the

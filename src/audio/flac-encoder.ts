@@ -50,7 +50,7 @@ export interface FlacEncoderOptions {
 }
 
 /** A FLAC encoded into memory: the bytes and what they hold. */
-export type EncodedFlac = EncodeResult & { data: Buffer };
+export type EncodedFlac = Omit<EncodeResult, 'data'> & { data: Buffer };
 
 export interface FlacEncoder {
   /**

@@ -57,7 +57,10 @@ describe('uploader against the local service', () => {
     dropRecording(world, 'spoiled', ['0,3.0,Phylloscopus collybita,Common Chiffchaff,0.9']);
     const daemon = await world.startAgent();
     await until('the token pause', () => daemon.uploader.status().paused.some((p) => p.reason === 'token-rejected'));
-    const rec = await until('the recording queued and waiting', () => listItems(daemon.queue, { kind: 'recording', limit: 5 }).items.find((r) => r.state === 'pending'));
+    const rec = await until('the recording queued and waiting', () => {
+      const r = getItem(daemon.queue, 'recording', 1);
+      return r?.state === 'pending' ? r : undefined;
+    });
     expect(rec.audioFormat).toBe('wav');
     // A new file under the spool name (the spool's link shares the analyzer's inode: leave that one alone).
     rmSync(rec.spoolPath!);

@@ -54,7 +54,8 @@ describe('reload applies the keys that can change at runtime', () => {
     const w = world;
     addRealRecording(w.inputDir, 'rec', 0);
     const daemon = await w.startAgent();
-    await until('recording encoded', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'flac'").get() as { n: number }).n === 1, 30_000, tail);
+    // Queued with its WAV, which waits for the window (it is encoded only when it may go).
+    await until('recording queued', () => (daemon.queue.stmt("SELECT count(*) AS n FROM recordings WHERE audio_format = 'wav' AND state = 'pending'").get() as { n: number }).n === 1, 30_000, tail);
     await daemon.ingestIdle();
     expect(w.counts().detections.uploaded).toBe(0);
 

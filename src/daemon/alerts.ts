@@ -44,6 +44,7 @@ export class AlertsComponent implements Component {
     if (!this.webhook) return;
     const [{ AlertMonitor }, { AlertDelivery }] = await Promise.all([import('../alerts/monitor.js'), import('../alerts/webhook.js')]);
     const { queue, log, link, disk, now } = this.deps;
+    const config = () => this.config;
     // The no-uploads clock starts at the later of the last upload, the oldest waiting
     // item's arrival and the link opening fully (waiting for a window is not an outage).
     let linkOpenSince = link.windows.restricted ? this.startedAt : 0;
@@ -51,7 +52,10 @@ export class AlertsComponent implements Component {
     const lastStoredSuccess = getMeta(queue, 'lastSuccessAt') ?? 0;
     this.monitor = new AlertMonitor(
       {
-        station: this.config.station.settings.name ?? `station-agent@${hostname()}`,
+        // Read at each notice: a reload may rename the station (station.settings.name).
+        get station() {
+          return config().station.settings.name ?? `station-agent@${hostname()}`;
+        },
         holdMs: this.config.alerts.holdSec * 1000,
         minIntervalMs: this.config.alerts.minIntervalSec * 1000,
         intervalMs: this.deps.checkMs ?? ALERT_CHECK_MS,
@@ -69,7 +73,7 @@ export class AlertsComponent implements Component {
             waiting: waiting(counts.recordings) + waiting(counts.detections),
             quietSince: Math.max(up.lastSuccessAt ?? lastStoredSuccess, counts.oldestPendingAt ?? 0, linkOpenSince),
             linkOpen,
-            noUploadMs: this.config.alerts.noUploadHours * 3_600_000,
+            noUploadMs: config().alerts.noUploadHours * 3_600_000,
             paused: up.paused,
             disk: { low: disk.state.low, freeBytes: disk.state.freeBytes, minFreeMb: disk.minFree },
           };

@@ -151,4 +151,28 @@ describe('alerts (real agent, local service, real webhook receiver)', () => {
     expect(firing.headers.authorization).toBeUndefined();
     expect(world.logLines.some((l) => l.includes('will retry'))).toBe(true);
   });
+
+  it('a reload applies alerts.holdSec and a new station name: the held condition fires under the new name', async () => {
+    const { url, got } = await startReceiver();
+    world = await createAgentWorld();
+    const w = world;
+    const secretFile = path.join(w.root, 'alert-secret');
+    writeFileSync(secretFile, SECRET, { mode: 0o600 });
+    const config = JSON.parse(readFileSync(w.configPath, 'utf8')) as Record<string, Record<string, unknown>>;
+    const held = deepMerge(deepMerge(config, alertConfig(url, secretFile)), { alerts: { holdSec: 86_400 }, service: { token: 'wrong-token-0000000000' } });
+    writeFileSync(w.configPath, JSON.stringify(held), { mode: 0o600 });
+    addRecording(w);
+    const daemon = await w.startAgent({ alertCheckMs: 100 });
+    // The pause is seen and held for a day: nothing is sent.
+    await until('paused condition recorded', () => {
+      const records = getMeta(daemon.queue, 'alerts') as Record<string, { activeSince: number | null }> | undefined;
+      return Object.entries(records ?? {}).some(([key, r]) => key.startsWith('uploads-paused') && r.activeSince !== null);
+    }, 20_000, () => JSON.stringify(getMeta(daemon.queue, 'alerts')) + JSON.stringify(daemon.snapshot().uploader.paused) + w.logLines.slice(-10).join('\n'));
+    expect(got).toHaveLength(0);
+
+    writeFileSync(w.configPath, JSON.stringify(deepMerge(held, { alerts: { holdSec: 0 }, station: { settings: { name: 'Orchard' } } })), { mode: 0o600 });
+    await daemon.reload();
+    const firing = await until('firing alert', () => got.find((r) => r.body.event === 'uploads-paused' && r.body.state === 'firing'));
+    expect(firing.body).toMatchObject({ station: 'Orchard', reason: 'token-rejected' });
+  });
 });

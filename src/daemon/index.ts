@@ -63,6 +63,8 @@ export interface RunningDaemon {
   /** The alerts component, when `alerts.webhook.url` is set. */
   alerts: AlertMonitor | null;
   snapshot(): RuntimeSnapshot;
+  /** The components' names in start order (stop is the reverse; docs/ARCHITECTURE.md lists them). */
+  components: readonly string[];
   /** Resolves when ingest has handed over everything it has seen so far. */
   ingestIdle(): Promise<void>;
   /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
@@ -182,6 +184,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     link: upload.link,
     alerts: alerts.monitor,
     snapshot,
+    components: components.map((c) => c.name),
     ingestIdle: () => ingest.pairing.idle(),
     housekeeping: () => housekeeping.run(),
     reload: () => reload('reload asked (SIGHUP)'),

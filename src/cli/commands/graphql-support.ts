@@ -3,6 +3,7 @@ import { HttpStatusError, NetworkError, OutcomeUnknownError } from '../../api/er
 import { classifyBody } from '../../api/answer.js';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
+import { deadline } from '../../system/deadline.js';
 import { CommandFailure, UsageError } from './support/errors.js';
 
 /**
@@ -34,20 +35,25 @@ export async function postGraphql<T = Record<string, unknown>>(
   timeoutMs: number,
 ): Promise<GraphqlResponse<T>> {
   const label = `POST ${url}`;
+  // One deadline for the request and its body: an answer that trickles past it ends too.
+  const limit = deadline(timeoutMs);
   let response: Response;
+  let text: string;
   try {
     response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(request),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: limit.signal,
     });
+    text = await response.text();
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    if ((err as Error).name === 'TimeoutError') throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, 'TIMEOUT', { cause: err });
+    if (limit.expired) throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, 'TIMEOUT', { cause: err });
     throw new NetworkError(`cannot reach the GraphQL endpoint: ${cause ?? errorMessage(err)}`, label, cause, { cause: err });
+  } finally {
+    limit.clear();
   }
-  const text = await response.text();
   // Not JSON (an HTML page from a proxy, anything else): reported below with the status.
   const { html, json } = classifyBody(response.headers.get('content-type') ?? undefined, text);
   const body = json ?? null;

@@ -18,9 +18,9 @@ export class Housekeeping implements Component {
 
   constructor(
     config: Config,
-    private readonly deps: { queue: Queue; log: Logger; sweepIncoming: () => Promise<number> },
+    private readonly deps: { queue: Queue; log: Logger; sweepIncoming: () => Promise<number>; now?: () => number },
   ) {
-    this.retention = new RetentionSweeper(deps.queue, config, deps.log);
+    this.retention = new RetentionSweeper(deps.queue, config, deps.log, deps.now);
   }
 
   start(): void {

@@ -9,7 +9,8 @@ import { createIngestContext } from '../ingest/context.js';
 import type { InputFile, Pairing } from '../ingest/pairing.js';
 import type { InputWatcher } from '../ingest/watcher.js';
 import { addLogSecrets, createLogger, type Logger } from '../log/index.js';
-import { openQueue, recoverInFlight, type Queue } from '../queue/index.js';
+import { metaLastWrittenAt, openQueue, recoverInFlight, type Queue } from '../queue/index.js';
+import { ExpiryClock } from '../upload/expiry-clock.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
 import { acquireDaemonLock } from '../system/daemon-lock.js';
 import type { LinkPolicy } from '../upload/link-policy.js';
@@ -44,8 +45,9 @@ export interface DaemonOptions extends LoadConfigOptions {
   /** Called on every upload outcome (metrics). */
   observer?: UploadObserver;
   /**
-   * The wall clock of the link policy (upload windows, data budget) and the alerts;
-   * tests move it to open a window or let hours pass. The queue's own times stay real.
+   * The wall clock of the link policy (upload windows, data budget), the expiries
+   * (through the expiry clock) and the alerts; tests move it to open a window or let
+   * hours pass. The queue's own times stay real.
    */
   now?: () => number;
   /** How often the alert conditions are checked. Default 10 s. */
@@ -125,12 +127,23 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const tokenChanged = (t: string) => (options.logger ? undefined : addLogSecrets(log, t));
 
   const ingest = new IngestComponent(config, ctx, deps);
-  const housekeeping = new Housekeeping(config, { ...deps, sweepIncoming: () => ingest.pairing.sweepIncoming() });
   const clock = new ClockGate(config, deps);
+  // Expiries (species gate, spool retention, the budget's day) never follow a clock jumped
+  // far ahead of the queue's last write (upload/expiry-clock.ts). Read before anything writes.
+  const expiry = new ExpiryClock({
+    wall: now,
+    lastKnown: metaLastWrittenAt(queue),
+    synced: () => clock.state === 'synchronized',
+    onJump: (wall, reference) =>
+      log.warn(
+        `the clock (${new Date(wall).toISOString()}) is more than a day ahead of the queue's last known time (${new Date(reference).toISOString()}): expiries (species gate, spool retention, the data budget's day) follow the last known time until the system reports NTP sync or the clock has held for a day`,
+      ),
+  });
+  const housekeeping = new Housekeeping(config, { ...deps, now: expiry.now, sweepIncoming: () => ingest.pairing.sweepIncoming() });
   const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
   // A disk running low: twice disk.minFreeMb, before ingest stops spooling audio at the limit itself.
   const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.state.freeBytes != null && disk.state.freeBytes < 2 * disk.minFree * 1024 * 1024 });
-  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now, tokenChanged, soundscapes: encoder.soundscapes });
+  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, tokenChanged, soundscapes: encoder.soundscapes });
   const mqtt = new MqttComponent(config, { ...deps, snapshot });
   const sync = new ConfigSyncComponent(config, { ...deps, client });
   const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });

@@ -31,7 +31,7 @@ export { dropItems, type DropResult, type DroppedItem } from './drop-items.js';
 export { clearSpoolPath, spoolFilesToDelete, spoolUsage, type RetentionOptions, type SpoolFile, type SpoolUsage } from './retention.js';
 export { attachAudio, type AttachedAudio } from './attach-audio.js';
 export { isRemoteIdTaken } from './remote-ids.js';
-export { deleteMeta, getMeta, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally } from './meta.js';
+export { deleteMeta, getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally } from './meta.js';
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';

@@ -9,6 +9,12 @@ import { DateTime } from 'luxon';
  * The count survives restarts: it is kept in the queue's meta table, written when an
  * upload ends and at stop (not per chunk: the SD card counts writes), so a crash loses
  * at most the bytes of the uploads in flight.
+ *
+ * The day only moves forward. A clock behind (a boot before NTP, a run with the clock a
+ * day back) keeps counting into the latest day seen, so what was spent today is not lost
+ * and not spent twice; the budget renews at the midnight after that day. A clock jumped
+ * far ahead cannot roll the day either: the daemon gives this budget its expiry clock
+ * (expiry-clock.ts), which does not follow an implausible jump.
  */
 
 export interface BudgetDay {
@@ -65,7 +71,7 @@ export class DailyBudget {
   state(): BudgetState | null {
     if (this.limit === null) return null;
     const used = this.usedToday();
-    return { limit: this.limit, usedToday: used, left: Math.max(0, this.limit - used), renewsAt: nextLocalDay(this.now(), this.zone) };
+    return { limit: this.limit, usedToday: used, left: Math.max(0, this.limit - used), renewsAt: dayAfter(this.current.day, this.zone) };
   }
 
   /** Writes the count when it changed since the last write. */
@@ -77,7 +83,8 @@ export class DailyBudget {
 
   private roll(): void {
     const today = this.dayOf(this.now());
-    if (today !== this.current.day) {
+    // ISO dates compare as strings. Never backwards: see the comment at the top.
+    if (today > this.current.day) {
       this.current = { day: today, bytes: 0 };
       this.dirty = true;
     }
@@ -92,7 +99,7 @@ export function localDay(at: number, zone: string): string {
   return DateTime.fromMillis(at, { zone }).toISODate()!;
 }
 
-/** The next local midnight after `at` (a day is 23 or 25 hours long when DST changes). */
-export function nextLocalDay(at: number, zone: string): number {
-  return DateTime.fromMillis(at, { zone }).startOf('day').plus({ days: 1 }).toMillis();
+/** The local midnight that ends `day` (`YYYY-MM-DD`). */
+export function dayAfter(day: string, zone: string): number {
+  return DateTime.fromISO(day, { zone }).plus({ days: 1 }).toMillis();
 }

@@ -22,6 +22,8 @@ export class RetentionSweeper {
     private readonly queue: Queue,
     private config: Config,
     private readonly log: Logger,
+    /** The clock expiries run by: the daemon's expiry clock (expiry-clock.ts), never a jumped wall clock. */
+    private readonly now: () => number = Date.now,
   ) {
     this.speciesGate = new SpeciesGateSweep(queue, config.filters.minDetectionsPer24h, log);
   }
@@ -45,14 +47,15 @@ export class RetentionSweeper {
 
   private async pass(): Promise<void> {
     const retentionMs = this.config.retention.keepUploadedDays * 86_400_000;
+    const now = this.now();
     try {
       if (this.config.privacy.audio === 'never') await this.withholdAudio();
-      const retired = retireAudiolessRecordings(this.queue, Date.now() - this.config.upload.noSoundscapeAfterSec * 1000);
+      const retired = retireAudiolessRecordings(this.queue, now - this.config.upload.noSoundscapeAfterSec * 1000, now);
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
-      this.speciesGate.run();
+      this.speciesGate.run(now);
       for (;;) {
-        const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100 });
+        const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100, now });
         if (files.length === 0) return;
         for (const f of files) {
           await rm(f.spoolPath, { force: true });
@@ -78,7 +81,7 @@ export class RetentionSweeper {
    * deleted at once. The first sweep runs at start, before anything is uploaded.
    */
   private async withholdAudio(): Promise<void> {
-    const files = withholdQueuedAudio(this.queue);
+    const files = withholdQueuedAudio(this.queue, this.now());
     for (const f of files) {
       await rm(f.spoolPath, { force: true });
       if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });

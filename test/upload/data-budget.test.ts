@@ -47,4 +47,19 @@ describe('DailyBudget', () => {
     expect(b.allows()).toBe(true);
     expect(b.state()).toBeNull();
   });
+
+  it('never rolls back: a clock a day behind keeps counting into the latest day, which renews at its own midnight', () => {
+    let t = Date.parse('2025-06-01T10:00:00Z');
+    const store = memoryStore({ day: '2025-06-01', bytes: 1000 });
+    const b = new DailyBudget(1000, ZONE, store, () => t);
+    t -= 86_400_000; // the clock a day behind
+    expect(b.allows()).toBe(false);
+    expect(b.state()).toMatchObject({ usedToday: 1000, renewsAt: Date.parse('2025-06-01T22:00:00Z') });
+    b.flush();
+    expect(store.saved).toEqual([]); // nothing changed, nothing written
+    t += 86_400_000; // the right clock again: the same day, still spent
+    expect(b.allows()).toBe(false);
+    t = Date.parse('2025-06-01T22:00:01Z');
+    expect(b.allows()).toBe(true);
+  });
 });

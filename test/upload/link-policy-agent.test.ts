@@ -137,7 +137,7 @@ describe('upload windows and data budget (real agent, local service)', () => {
     expect(await world.allSoundscapes()).toHaveLength(1);
 
     // The next local day: a fresh budget, one more soundscape.
-    const nextDay = DateTime.now().setZone(ZONE).startOf('day').plus({ days: 1, minutes: 1 }).toMillis();
+    const nextDay = DateTime.now().setZone(ZONE).startOf('day').plus({ days: 1, seconds: 1 }).toMillis();
     offset = nextDay - Date.now();
     daemon.uploader.notify();
     await until('second soundscape', async () => ((await world!.allSoundscapes()).length === 2 ? true : undefined));
@@ -169,5 +169,35 @@ describe('upload windows and data budget (real agent, local service)', () => {
     expect(posted.recordings.pending).toBe(1);
     expect(await world.allSoundscapes()).toHaveLength(1);
     expect(await world.allDetections()).toHaveLength(posted.detections.uploaded);
+  }, 60_000);
+
+  it('daily budget: a run with the clock a day behind neither resets the day nor loses what it spent', async () => {
+    world = await createAgentWorld({
+      config: { upload: { concurrency: 1, audioBytesPerDay: 1, noSoundscapeAfterSec: 0 }, input: { minConfidence: 0.15 } },
+    });
+    addRecording(world, 'a', 0);
+    const first = await world.startAgent();
+    const drained = await world.waitDrained();
+    expect(await world.allSoundscapes()).toHaveLength(1);
+    const spent = first.link.budget.usedToday();
+    expect(spent).toBeGreaterThan(0);
+    await world.stopAgent();
+
+    // A restart with the clock a day behind: the budget spent today still holds.
+    const behind = await world.startAgent({ now: () => Date.now() - 86_400_000 });
+    addRecording(world, 'b', 1);
+    await until('b\'s detections posted', () => {
+      const c = world!.counts();
+      return c.detections.pending + c.detections.sending + c.detections.unknown === 0 && c.detections.uploaded > drained.detections.uploaded ? c : undefined;
+    });
+    expect(await world.allSoundscapes()).toHaveLength(1);
+    expect(behind.link.budget.usedToday()).toBe(spent);
+    await world.stopAgent();
+
+    // The right clock again: still today's count, still spent.
+    const again = await world.startAgent();
+    expect(again.link.budget.usedToday()).toBe(spent);
+    expect(again.link.verdict().audio).toBe(false);
+    expect(getMeta(again.queue, 'audioBudget')).toEqual({ day: DateTime.now().setZone(ZONE).toISODate(), bytes: spent });
   }, 60_000);
 });

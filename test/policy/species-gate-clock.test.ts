@@ -1,0 +1,71 @@
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openQueue } from '../../src/queue/index.js';
+import { SPECIES_GATE } from '../../src/queue/species-gate.js';
+import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { buildCli } from '../helpers/cli.js';
+import { REPO_ROOT, realFixture } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
+import { startAgentProcess } from '../reliability/support/agent-process.js';
+import { writeResultsCsv, type Row } from './support.js';
+
+/**
+ * Issue 19 item 7: a daemon that ran for a while with the clock at 2100 dropped the
+ * species gate's holds (and pruned the sightings that count towards the gate). The
+ * clock is faked for the daemon's process only, through its environment.
+ */
+
+const MAGPIE_WAV = realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav');
+const FAKE_CLOCK = pathToFileURL(path.join(REPO_ROOT, 'test/helpers/fake-clock.mjs')).href;
+
+let world: AgentWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function addRecording(base: string, rows: readonly Row[]): void {
+  copyFileSync(MAGPIE_WAV, path.join(world!.inputDir, `${base}.wav`));
+  writeResultsCsv(path.join(world!.inputDir, `${base}.BirdNET.results.csv`), `${base}.wav`, rows);
+}
+
+const describeWorld = () => (world ? world.logLines.slice(-30).join('\n') : '');
+
+describe('species gate and a clock jumped to 2100', () => {
+  it('keeps the held detection and its sighting through a run with the clock at 2100; the species still reaches the gate', async () => {
+    await buildCli();
+    world = await createAgentWorld({ config: { filters: { minDetectionsPer24h: 3 } } });
+    addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
+    await world.startAgent();
+    await until('the magpie held by the gate', () => world!.counts().recordings.pending === 1, 20_000, describeWorld);
+    await world.stopAgent();
+
+    // The daemon runs with the clock at 2100. Its start-up sweep (expiry of gate holds)
+    // runs before it logs "running".
+    const agent = startAgentProcess(world.configPath, {
+      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
+    });
+    try {
+      await agent.waitForLine(/station-agent running/, 30_000);
+      await agent.waitForLine(/more than a day ahead of the queue's last known time/, 30_000);
+    } finally {
+      await agent.kill('SIGTERM');
+    }
+    expect((await agent.exited).code).toBe(0);
+    const q = openQueue(path.join(world.dataDir, 'queue.db'));
+    try {
+      expect(q.stmt('SELECT state, hold_reason FROM detections').all()).toEqual([{ state: 'pending', hold_reason: SPECIES_GATE }]);
+      expect(q.stmt('SELECT COUNT(*) AS n FROM species_sightings').get()).toEqual({ n: 1 });
+    } finally {
+      q.close();
+    }
+
+    // The right clock again: two more magpies that morning, and the gate lets all three go.
+    await world.startAgent();
+    addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
+    addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
+    await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+  }, 120_000);
+});

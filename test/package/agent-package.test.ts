@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '@station-agent/emulator';
+import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
+import { AGENT_CLI, AGENT_NODE, parseJson, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { TOKEN } from '../helpers/agent-world.js';
+import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
+import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
+import { seededRandom, waitFor } from '../reliability/support/soak.js';
+import { startService, writeAgentConfig } from '../reliability/support/world.js';
+
+/**
+ * `npm run test:package` (scripts/test-package.sh): the Debian package unpacked into a
+ * temporary root (STATION_AGENT_PACKAGE_ROOT), its agent run on its own Node.js
+ * (STATION_AGENT_NODE: under qemu-aarch64 for the arm64 package) against the local service
+ * in this test process. STATION_AGENT_PACKAGE_ARCH is the package's architecture.
+ */
+const ROOT = process.env.STATION_AGENT_PACKAGE_ROOT;
+const ARCH = process.env.STATION_AGENT_PACKAGE_ARCH;
+if (!ROOT || !ARCH || !process.env.STATION_AGENT_NODE || !process.env.STATION_AGENT_CLI) {
+  throw new Error('test/package runs through npm run test:package (scripts/test-package.sh), which sets STATION_AGENT_PACKAGE_ROOT, STATION_AGENT_PACKAGE_ARCH, STATION_AGENT_NODE and STATION_AGENT_CLI');
+}
+const OPT = path.join(ROOT, 'opt/station-agent');
+/** The arm64 flac program through qemu (STATION_AGENT_ARM64_BIN), when testing the arm64 package. */
+const agentEnv = process.env.STATION_AGENT_ARM64_BIN ? { PATH: `${process.env.STATION_AGENT_ARM64_BIN}:${process.env.PATH}` } : {};
+/** Emulated arm64 runs several times slower than native code. */
+const SLOW_MS = 240_000;
+const ELF_MACHINE: Record<string, string> = { arm64: 'ARM aarch64', amd64: 'x86-64' };
+
+const manifest = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { version: string };
+
+const { dir: work, cleanup } = tempDir('package-');
+let service: RunningEmulator;
+let client: ServiceClient;
+let agent: AgentProcess | undefined;
+
+beforeAll(async () => {
+  service = await startService();
+  client = createServiceClient({ baseUrl: service.url, token: TOKEN });
+});
+afterEach(async () => {
+  await agent?.kill('SIGKILL');
+  agent = undefined;
+});
+afterAll(async () => {
+  await client?.close();
+  await service?.close();
+  cleanup();
+});
+
+function scenario(name: string, baseUrl = service.url) {
+  const dir = path.join(work, name);
+  const inputDir = path.join(dir, 'input');
+  const dataDir = path.join(dir, 'data');
+  mkdirSync(inputDir, { recursive: true });
+  const configPath = writeAgentConfig(path.join(dir, 'config.json'), { baseUrl, inputDir, dataDir });
+  return { inputDir, dataDir, configPath };
+}
+
+describe(`the ${ARCH} package`, () => {
+  it('holds the agent on its own Node.js, with better-sqlite3 built for the architecture', () => {
+    expect(AGENT_CLI).toBe(path.join(OPT, 'bin/station-agent'));
+    expect(readFileSync(AGENT_CLI, 'utf8').split('\n')[0]).toBe('#!/opt/station-agent/node/bin/node');
+    expect(execFileSync('file', ['-b', path.join(OPT, 'node/bin/node')], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
+    const addon = path.join(OPT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+    expect(execFileSync('file', ['-b', addon], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
+    expect(execFileSync(AGENT_NODE, ['-p', 'process.arch + " " + process.versions.node'], { encoding: 'utf8' }).trim()).toMatch(
+      new RegExp(`^${ARCH === 'amd64' ? 'x64' : 'arm64'} 20\\.`),
+    );
+    expect(readlinkOf(path.join(ROOT, 'usr/bin/station-agent'))).toBe('/opt/station-agent/bin/station-agent');
+    for (const unit of ['station-agent.service', 'station-agent@.service']) {
+      expect(readFileSync(path.join(ROOT, 'lib/systemd/system', unit), 'utf8')).toBe(readFileSync(path.join(REPO_ROOT, 'systemd', unit), 'utf8'));
+    }
+    expect(existsSync(path.join(OPT, 'config.example.json'))).toBe(true);
+    expect(existsSync(path.join(OPT, 'docs/INSTALL.md'))).toBe(true);
+  });
+
+  it('holds production dependencies only: no emulator, demo, benchmark or development dependency, no installer of a clone', () => {
+    const modules = readdirSync(path.join(OPT, 'node_modules'));
+    // npm's own answer to "development only": the lockfile marks what only devDependencies
+    // (of the agent or of its workspaces: the emulator, the demo) reach with `dev: true`.
+    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    const devOnly = Object.entries(lock.packages).filter(([key, entry]) => key.startsWith('node_modules/') && entry.dev === true);
+    expect(devOnly.map(([key]) => key)).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript']));
+    for (const [key] of devOnly) expect(existsSync(path.join(OPT, key)), key).toBe(false);
+    expect(modules).not.toContain('@station-agent');
+    expect(modules).toEqual(expect.arrayContaining(['better-sqlite3', 'libflacjs', 'undici']));
+    const top = readdirSync(OPT).sort();
+    expect(top).toEqual(['README.md', 'bin', 'config.example.json', 'dist', 'docs', 'node', 'node_modules', 'package.json']);
+    expect(readdirSync(path.join(OPT, 'bin'))).toEqual(['station-agent']);
+    const dist = readdirSync(path.join(OPT, 'dist'), { recursive: true }) as string[];
+    expect(dist.filter((p) => p.split(path.sep).some((part) => ['emulator', 'demo', 'bench'].includes(part)))).toEqual([]);
+  });
+
+  it('prints its version', async () => {
+    const result = await runCli(['--version'], { timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(manifest(path.join(REPO_ROOT, 'package.json')).version);
+  });
+
+  it('passes doctor against the local service: reachable, the token accepted', async () => {
+    // A service of its own: doctor's probes must not count among the pipeline's uploads.
+    const own = await startService();
+    const { configPath } = scenario('doctor', own.url);
+    const result = await runCli(['doctor', '--json', '--config', configPath], { env: agentEnv, timeoutMs: 180_000 }).finally(() => own.close());
+    const report = parseJson<{ checks: { id: string; status: string; detail: string }[] }>(result);
+    const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    expect(status.service, JSON.stringify(report.checks)).toBe('pass');
+    expect(status.token, JSON.stringify(report.checks)).toBe('pass');
+    expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it('uploads a results folder exactly once across a SIGKILL and a restart', async () => {
+    const { inputDir, dataDir, configPath } = scenario('pipeline');
+    const expected = planBacklog({ count: 8, startMs: startDaysAgo(1), random: seededRandom(21), detectionsPerRecording: 2 });
+    writeBacklog(inputDir, expected);
+
+    agent = startAgentProcess(configPath, { env: agentEnv });
+    await agent.waitForLine(/"msg":"station-agent running"/, SLOW_MS);
+    await waitFor('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
+    expect((await agent.kill('SIGKILL')).signal).toBe('SIGKILL');
+    withQueue(dataDir, (q) => expect(q.integrityCheck()).toEqual({ ok: true, problems: [] }));
+
+    agent = startAgentProcess(configPath, { env: agentEnv });
+    const want = expectedCounts(expected);
+    const restarted = agent;
+    await waitFor(
+      'queue drained',
+      () =>
+        withQueue(dataDir, (q) => {
+          const c = queueCounts(q);
+          const w = waiting(c);
+          return w.recordings + w.detections === 0 && (c.recordings.uploaded ?? 0) === want.recordings && (c.detections.uploaded ?? 0) === want.detections ? c : undefined;
+        }),
+      SLOW_MS,
+      () => restarted.lines.slice(-30).join('\n'),
+    );
+    expect(await agent.kill('SIGTERM'), agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
+    expect(exactlyOnce(expected, await serviceHoldings(client))).toEqual(EXACTLY_ONCE);
+  });
+});
+
+function readlinkOf(file: string): string {
+  return execFileSync('readlink', [file], { encoding: 'utf8' }).trim();
+}

@@ -22,6 +22,7 @@ import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
  * | `station_agent_circuit_state` | gauge | state | daemon snapshot: 1 for the current state |
  * | `station_agent_uploads_in_flight` | gauge | | daemon snapshot |
  * | `station_agent_watcher_ready` | gauge | | daemon snapshot: 1 once the first scan of input.dir is done |
+ * | `station_agent_disk_low` | gauge | | daemon snapshot: 1 while free space is below disk.minFreeMb (no audio is spooled) |
  * | `station_agent_mqtt_published_total` | counter | kind | the MQTT publisher's observer: messages acknowledged (detection, update, state, status, discovery) |
  * | `station_agent_mqtt_failures_total` | counter | stage | the MQTT publisher's observer: failed connects and lost publishing sessions |
  * | `station_agent_mqtt_connected` | gauge | | daemon snapshot: 1 while connected to the broker, else 0 (also while MQTT is off) |
@@ -193,6 +194,19 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     registers,
     collect() {
       this.set(readSnapshot()?.watcher.ready ? 1 : 0);
+    },
+  });
+
+  // The daemon's own verdict on disk space (the disk-low alert's): a fleet alerts on it without
+  // a node_exporter beside the agent, and without repeating disk.minFreeMb in its rules. (No
+  // free-bytes gauge: a label-less gauge reads 0 before the first measurement, which a graph
+  // would show as a full disk; node_exporter's filesystem metrics graph the space itself.)
+  new Gauge({
+    name: 'station_agent_disk_low',
+    help: 'Whether free space on dataDir is below disk.minFreeMb (1: new audio is not spooled) or not (0).',
+    registers,
+    collect() {
+      this.set(readSnapshot()?.disk.low ? 1 : 0);
     },
   });
 

@@ -18,7 +18,9 @@ import { parseSamples, valueOf } from './prometheus-text.js';
 
 const silent = createLogger({ level: 'silent' });
 
-function snapshotOf(overrides: { paused?: RuntimeSnapshot['uploader']['paused']; circuit?: RuntimeSnapshot['uploader']['circuit']; ready?: boolean; lastSuccessAt?: number | null } = {}): RuntimeSnapshot {
+function snapshotOf(
+  overrides: { paused?: RuntimeSnapshot['uploader']['paused']; circuit?: RuntimeSnapshot['uploader']['circuit']; ready?: boolean; lastSuccessAt?: number | null; disk?: RuntimeSnapshot['disk'] } = {},
+): RuntimeSnapshot {
   const now = Date.now();
   return {
     pid: process.pid,
@@ -36,7 +38,7 @@ function snapshotOf(overrides: { paused?: RuntimeSnapshot['uploader']['paused'];
     },
     watcher: { ready: overrides.ready ?? true, pending: 0, dir: '/analyzer/out' },
     clock: 'synchronized',
-    disk: { freeBytes: 1e9, spoolBytes: 0, low: false },
+    disk: overrides.disk ?? { freeBytes: 1e9, spoolBytes: 0, low: false },
     configSync: { state: 'synced', at: now },
   };
 }
@@ -144,6 +146,14 @@ describe('metrics server', () => {
     expect(valueOf(samples, 'station_agent_last_success_timestamp_seconds')).toBe(1_700_000_000);
     expect(valueOf(samples, 'station_agent_uploads_in_flight')).toBe(2);
     expect(valueOf(samples, 'station_agent_watcher_ready')).toBe(1);
+  });
+
+  it('exports the daemon’s disk verdict: whether free space on dataDir is below disk.minFreeMb', async () => {
+    snapshot = () => snapshotOf({ disk: { freeBytes: 150 * 1024 * 1024, spoolBytes: 0, low: true } });
+    const s = await start();
+    expect(valueOf(parseSamples((await get(`${s.url}/metrics`)).text), 'station_agent_disk_low')).toBe(1);
+    snapshot = () => snapshotOf({ disk: { freeBytes: 1e9, spoolBytes: 0, low: false } });
+    expect(valueOf(parseSamples((await get(`${s.url}/metrics`)).text), 'station_agent_disk_low')).toBe(0);
   });
 
   it('takes the last success stored in the queue when this run has none yet, and leaves daemon series out while it starts', async () => {

@@ -26,7 +26,7 @@ if (!ROOT || !ARCH || !process.env.STATION_AGENT_NODE || !process.env.STATION_AG
 }
 const OPT = path.join(ROOT, 'opt/station-agent');
 /** The arm64 flac program through qemu (STATION_AGENT_ARM64_BIN), when testing the arm64 package. */
-const agentEnv = process.env.STATION_AGENT_ARM64_BIN ? { PATH: `${process.env.STATION_AGENT_ARM64_BIN}:${process.env.PATH}` } : {};
+const agentEnv: Record<string, string> = process.env.STATION_AGENT_ARM64_BIN ? { PATH: `${process.env.STATION_AGENT_ARM64_BIN}:${process.env.PATH}` } : {};
 /** Emulated arm64 runs several times slower than native code. */
 const SLOW_MS = 240_000;
 const ELF_MACHINE: Record<string, string> = { arm64: 'ARM aarch64', amd64: 'x86-64' };

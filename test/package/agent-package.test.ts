@@ -10,7 +10,8 @@ import { TOKEN } from '../helpers/agent-world.js';
 import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
-import { seededRandom, waitFor } from '../reliability/support/soak.js';
+import { seededRandom } from '../reliability/support/soak.js';
+import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from '../reliability/support/world.js';
 
 /**
@@ -122,14 +123,14 @@ describe(`the ${ARCH} package`, () => {
 
     agent = startAgentProcess(configPath, { env: agentEnv });
     await agent.waitForLine(/"msg":"station-agent running"/, SLOW_MS);
-    await waitFor('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
+    await until('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
     expect((await agent.kill('SIGKILL')).signal).toBe('SIGKILL');
     withQueue(dataDir, (q) => expect(q.integrityCheck()).toEqual({ ok: true, problems: [] }));
 
     agent = startAgentProcess(configPath, { env: agentEnv });
     const want = expectedCounts(expected);
     const restarted = agent;
-    await waitFor(
+    await until(
       'queue drained',
       () =>
         withQueue(dataDir, (q) => {

@@ -49,8 +49,12 @@ export class DailyBudget {
     this.current = store.load() ?? { day: this.dayOf(this.now()), bytes: 0 };
   }
 
-  /** Counts bytes sent now. */
+  /**
+   * Counts bytes sent now. Without a budget nothing is counted, so nothing is written:
+   * a station without `upload.audioBytesPerDay` pays no meta write per soundscape.
+   */
   add(bytes: number): void {
+    if (this.limit === null) return;
     this.roll();
     this.current.bytes += bytes;
     this.dirty = true;

@@ -62,4 +62,13 @@ describe('DailyBudget', () => {
     t = Date.parse('2025-06-01T22:00:01Z');
     expect(b.allows()).toBe(true);
   });
+
+  it('without a budget counts nothing and writes nothing', () => {
+    const store = memoryStore();
+    const b = new DailyBudget(null, ZONE, store, () => Date.parse('2025-06-01T10:00:00Z'));
+    b.add(5_000);
+    b.flush();
+    expect(store.saved).toEqual([]);
+    expect(b.state()).toBeNull();
+  });
 });

@@ -300,7 +300,7 @@ const privacySchema = z.strictObject({
     .enum(AUDIO_MODES)
     .default('upload')
     .describe(
-      '`upload`: soundscapes are uploaded with their detections. `never`: only detections are posted; no audio is spooled, kept or uploaded at all (analyzerpi WAVs are not even linked into the spool).',
+      '`upload`: soundscapes are uploaded with their detections. `never`: only detections are posted; no audio is spooled, kept or uploaded at all (analyzerpi WAVs are not even linked into the spool). Soundscapes queued before the switch are not uploaded either: at the next start (or reload) they are dropped (`ERR_PRIVACY_AUDIO`), their spooled audio deleted, and their detections posted without them.',
     )
     .meta({ examples: ['upload'] }),
   withholdHumanRecordings: z
@@ -347,7 +347,7 @@ const filtersSchema = z.strictObject({
   minDetectionsPer24h: wholeBetween(1, 1_000)
     .default(1)
     .describe(
-      'A species is posted only once it has this many detections within 24 h (counted by detection time, so a backfill behaves like live ingest). The first ones are queued held (`species-gate`) and released when the count is reached; a recording whose detections are all held waits with them. Held detections that never reach it expire 24 h after their detection (or after ingest, whichever is later): they become `dropped` with code `ERR_SPECIES_GATE`, and a recording left with only expired detections is dropped too, its spooled audio deleted by retention. 1 turns the gate off.',
+      'A species is posted only once it has this many detections within 24 h (counted by detection time, so a backfill behaves like live ingest). The first ones are queued held (`species-gate`) and released when the count is reached; a recording whose detections are all held waits with them. Held detections that never reach it expire 24 h after their detection (or after ingest, whichever is later): they become `dropped` with code `ERR_SPECIES_GATE`, and a recording left with only expired detections is dropped too, its spooled audio deleted by retention. Expiry never follows a clock jumped more than a day ahead of the queue's last known time (until the system reports NTP sync, or the jump has held for a day). 1 turns the gate off.',
     )
     .meta({ examples: [1] }),
 });
@@ -415,7 +415,7 @@ const uploadSchema = z
       .nullable()
       .default(null)
       .describe(
-        'Daily data budget of soundscape uploads in bytes per local day (`station.timezone`). Once the bytes sent today reach it, soundscapes wait for the next day (uploads in flight finish, so it can be exceeded by up to `upload.concurrency` files). The count survives restarts. null: no budget.',
+        'Daily data budget of soundscape uploads in bytes per local day (`station.timezone`). Once the bytes sent today reach it, soundscapes wait for the next day (uploads in flight finish, so it can be exceeded by up to `upload.concurrency` files). The count survives restarts, and its day only moves forward: a clock set back (or jumped far ahead) does not renew it. Counted only while a budget is set. null: no budget.',
       )
       .meta({ examples: [50_000_000] }),
   })

@@ -5,6 +5,7 @@ import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import { createPiBox, type PiBox } from './cgroup.js';
+import { summariseProfile } from './cpu-profile.js';
 import type { BenchOptions } from './options.js';
 import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, REPO_ROOT, startProcess, type Child, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
@@ -80,6 +81,17 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
   } finally {
     await Promise.all(services.map((s) => s.close()));
     for (const b of boxes) b?.remove();
+  }
+  if (options.cpuProfile) {
+    // The node process's CPU per recording, split by the shares of the main thread's profile.
+    const nodeMs = (Number(agent.detail.nodeProcessCpuSec) / n) * 1000;
+    const flacMs = (Number(agent.detail.flacChildrenCpuSec) / n) * 1000;
+    const summary = summariseProfile(options.cpuProfile, path.join(REPO_ROOT, 'dist'));
+    const rows = Object.entries(summary.shares).map(([bucket, share]) => ({ bucket, msPerRecording: share * nodeMs, share }));
+    log(`cpu profile ${summary.file}: node process ${nodeMs.toFixed(1)} ms per recording, flac children ${flacMs.toFixed(1)} ms; the node process by the main thread's busy samples:`);
+    for (const r of rows) log(`  ${r.msPerRecording.toFixed(1).padStart(6)} ms ${(100 * r.share).toFixed(1).padStart(5)} %  ${r.bucket}`);
+    for (const f of summary.topFunctions.slice(0, 10)) log(`  function ${(100 * f.share).toFixed(1).padStart(5)} %  ${f.fn}`);
+    agent.detail.profile = { file: summary.file, nodeMsPerRecording: nodeMs, flacMsPerRecording: flacMs, buckets: rows, topFunctions: summary.topFunctions };
   }
   const agentPer = agent.cpuSec / n;
   const baselinePer = baseline.cpuSec / n;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
+import { summarise } from '../src/cpu-profile.js';
 import { fileKinds, sumPhase } from '../src/recording-writes.js';
 import { countQueueWrites, parseTrace } from '../src/write-cost.js';
 import { buildCli } from '../../test/helpers/cli.js';
@@ -216,6 +217,32 @@ describe('writes per recording', () => {
         'daemon.lock': { fsyncs: 0, bytes: 1 },
       },
     });
+  });
+});
+
+describe('CPU profile breakdown', () => {
+  it('puts each sample in the first bucket its stack matches, idle left out, and names the agent functions', () => {
+    const agent = (file: string) => `file:///repo/dist/${file}`;
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: '(root)', url: '' }, children: [2, 3, 4, 5] },
+        { id: 2, callFrame: { functionName: '(idle)', url: '' } },
+        { id: 3, callFrame: { functionName: '(garbage collector)', url: '' } },
+        { id: 4, callFrame: { functionName: 'setMeta', url: agent('queue/meta.js') }, children: [6] },
+        { id: 5, callFrame: { functionName: 'openRegularFile', url: agent('system/regular-file.js') }, children: [7] },
+        { id: 6, callFrame: { functionName: 'run', url: 'file:///repo/node_modules/better-sqlite3/lib/methods/wrappers.js' } },
+        { id: 7, callFrame: { functionName: 'lstat', url: '' } },
+      ],
+      samples: [2, 3, 4, 6, 6, 7],
+      timeDeltas: [5000, 1000, 1000, 1000, 1000, 1000],
+    };
+    const s = summarise(profile, 'p.cpuprofile', '/repo/dist');
+    expect(s.busyMs).toBe(5);
+    expect(s.shares).toEqual({ 'meta writes (setMeta)': 0.6, 'garbage collection': 0.2, 'file system calls (open, stat, read, close)': 0.2 });
+    expect(s.topFunctions).toEqual([
+      { fn: 'queue/meta.js:setMeta', share: 0.6 },
+      { fn: 'system/regular-file.js:openRegularFile', share: 0.2 },
+    ]);
   });
 });
 

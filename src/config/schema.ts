@@ -347,7 +347,7 @@ const filtersSchema = z.strictObject({
   minDetectionsPer24h: wholeBetween(1, 1_000)
     .default(1)
     .describe(
-      'A species is posted only once it has this many detections within 24 h (counted by detection time, so a backfill behaves like live ingest). The first ones are queued held (`species-gate`) and released when the count is reached; a recording whose detections are all held waits with them. Held detections that never reach it expire 24 h after their detection (or after ingest, whichever is later): they become `dropped` with code `ERR_SPECIES_GATE`, and a recording left with only expired detections is dropped too, its spooled audio deleted by retention. Expiry never follows a clock jumped more than a day ahead of the queue's last known time (until the system reports NTP sync, or the jump has held for a day). 1 turns the gate off.',
+      'A species is posted only once it has this many detections within 24 h (counted by detection time, so a backfill behaves like live ingest). The first ones are queued held (`species-gate`) and released when the count is reached; a recording whose detections are all held waits with them. Held detections that never reach it expire 24 h after their detection (or after ingest, whichever is later): they become `dropped` with code `ERR_SPECIES_GATE`, and a recording left with only expired detections is dropped too, its spooled audio deleted by retention. Expiry never follows a clock jumped more than a day ahead of the last known time of the queue (until the system reports NTP sync, or the jump has held for a day). 1 turns the gate off.',
     )
     .meta({ examples: [1] }),
 });

@@ -43,3 +43,13 @@ export function spoolFiles(dataDir: string): string[] {
 export function policyLogLines(lines: readonly string[]): Record<string, unknown>[] {
   return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => 'policy' in l);
 }
+
+/** A port nothing listens on (taken, then let go): a service that is down. */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -25,3 +25,10 @@ export const MAX_HELD_WAV_BYTES = 16 * 1024 * 1024;
 export function isAudioFault(err: unknown): boolean {
   return err instanceof AudioFileError || err instanceof NotRegularFileError || (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 }
+
+/**
+ * How a spool WAV is encoded: ingest judged it final, so a data size never filled in (0,
+ * 0xFFFFFFFF, more than the file holds) is audio it recovered as sox and libsndfile read it
+ * (src/ingest/recording-audio.ts), encoded as it is: the whole frames the file holds.
+ */
+export const SPOOL_WAV = { allowIncomplete: true } as const;

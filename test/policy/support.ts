@@ -1,4 +1,5 @@
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -46,10 +47,9 @@ export function policyLogLines(lines: readonly string[]): Record<string, unknown
 
 /** A port nothing listens on (taken, then let go): a service that is down. */
 export async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as import('node:net').AddressInfo;
+  const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
 }

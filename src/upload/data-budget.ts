@@ -37,7 +37,7 @@ export interface BudgetState {
 }
 
 export class DailyBudget {
-  private current: BudgetDay;
+  private loaded: BudgetDay | undefined;
   private dirty = false;
 
   constructor(
@@ -45,8 +45,19 @@ export class DailyBudget {
     private readonly zone: string,
     private readonly store: BudgetStore,
     private readonly now: () => number = Date.now,
-  ) {
-    this.current = store.load() ?? { day: this.dayOf(this.now()), bytes: 0 };
+  ) {}
+
+  /**
+   * Today's count, read at first need: without a budget it never is, so a station without
+   * `upload.audioBytesPerDay` does no time-zone work (on a Pi, the first use of the time-zone
+   * data keeps about 8 MB of it resident).
+   */
+  private get current(): BudgetDay {
+    return (this.loaded ??= this.store.load() ?? { day: this.dayOf(this.now()), bytes: 0 });
+  }
+
+  private set current(value: BudgetDay) {
+    this.loaded = value;
   }
 
   /**
@@ -68,6 +79,7 @@ export class DailyBudget {
   }
 
   usedToday(): number {
+    if (this.limit === null) return 0;
     this.roll();
     return this.current.bytes;
   }

@@ -1,0 +1,27 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+/**
+ * docs/ARCHITECTURE.md's folder table against the tree: every folder of `src/` has its row,
+ * and every row names a folder that exists, so the map a newcomer reads first stays true.
+ */
+describe('docs/ARCHITECTURE.md: the folder table', () => {
+  const doc = readFileSync(path.join(REPO_ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `src\/([a-z-]+)` \|/gm)].map((m) => m[1]);
+  const folders = readdirSync(path.join(REPO_ROOT, 'src'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+
+  it('has a row for every folder of src/, and no row for a folder that is gone', () => {
+    expect([...new Set(rows)].sort()).toEqual(folders.sort());
+  });
+
+  it('draws the data flow through the folders in the order the code runs', () => {
+    const diagram = doc.split('```')[1] ?? '';
+    const order = ['src/ingest', 'src/queue', 'src/encode', 'src/upload', 'src/api'].map((f) => diagram.indexOf(f));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});

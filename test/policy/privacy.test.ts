@@ -155,6 +155,8 @@ describe('privacy.audio never: detections only', () => {
     const detections = await world.allDetections();
     expect(detections).toHaveLength(2);
     for (const d of detections) expect(d.soundscape ?? null).toBeNull();
+    // The sweep that dropped them may still be deleting: join it.
+    await world.daemon!.housekeeping();
     expect(spoolFiles(world.dataDir).filter((f) => !f.startsWith('incoming'))).toEqual([]);
   }, 90_000);
 });

@@ -1,6 +1,6 @@
 import type { BenchOptions } from './options.js';
 import { writeAgentConfig } from './agent-config.js';
-import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, procMemoryKb, sleep, split, startNode } from './proc.js';
+import { CLI_MAIN, cpuSeconds, formatMemory, goneReason, memoryDetail, procMemoryKb, sleep, split, startNode } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { measureSteady } from './steady.js';
 import { startCountingService } from './stored-detections.js';
@@ -23,7 +23,8 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
     await sleep(options.settleSec * 1000);
     const agentMem = procMemoryKb(agent.pid);
     const bareMem = procMemoryKb(bare.pid);
-    if (agentMem == null || bareMem == null) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
+    if (agentMem == null) throw new Error(await goneReason('the agent', agent));
+    if (bareMem == null) throw new Error(await goneReason('the bare node', bare));
     const agentMb = agentMem.vmRss / 1024;
     const bareMb = bareMem.vmRss / 1024;
     log(`idle: agent ${formatMemory(agentMem)}, bare node ${formatMemory(bareMem)} after ${options.settleSec} s`);

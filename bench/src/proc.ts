@@ -204,6 +204,13 @@ export function startProcess(command: string, args: readonly string[], options: 
   return { process: child, pid: child.pid, stdout: () => out, stderrTail: () => err, exited, waitForLine, stop };
 }
 
+/** Why a child is gone, for an error message: its exit code or signal and the end of its output. */
+export async function goneReason(name: string, child: Child): Promise<string> {
+  const code = await Promise.race([child.exited, sleep(1_000).then(() => 'still running')]);
+  const out = `${child.stderrTail()}\n${child.stdout()}`.trim().slice(-1500);
+  return `${name} (pid ${child.pid}) ended early (${code})${out ? `: ${out}` : ''}`;
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

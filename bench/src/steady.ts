@@ -2,7 +2,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchWav } from './audio.js';
 import type { BenchOptions } from './options.js';
-import { formatMemory, memoryDetail, procMemoryKb, sleep, split, type Child, type MemoryKb } from './proc.js';
+import { formatMemory, goneReason, memoryDetail, procMemoryKb, sleep, split, type Child, type MemoryKb } from './proc.js';
 import { figure, median, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
 import type { CountingService } from './stored-detections.js';
@@ -37,10 +37,11 @@ export async function measureSteady(run: SteadyRun, options: BenchOptions, log: 
   const samples: { at: number; agent: MemoryKb; bare: MemoryKb }[] = [];
   const stored0 = service.stored;
   const t0 = performance.now();
-  const sample = () => {
+  const sample = async () => {
     const a = procMemoryKb(agent.pid);
     const b = procMemoryKb(bare.pid);
-    if (!a || !b) throw new Error(`a process ended early: ${agent.stderrTail().slice(-1000)}`);
+    if (!a) throw new Error(await goneReason('the agent', agent));
+    if (!b) throw new Error(await goneReason('the bare node', bare));
     samples.push({ at: performance.now() - t0, agent: a, bare: b });
   };
   for (let k = 0; k < count; k++) {
@@ -50,7 +51,7 @@ export async function measureSteady(run: SteadyRun, options: BenchOptions, log: 
     // The analyzer's cadence is the workload: sample until the next recording is due.
     const next = (k + 1) * interval;
     do {
-      sample();
+      await sample();
       await sleep(Math.max(0, Math.min(SAMPLE_MS, next - (performance.now() - t0))));
     } while (performance.now() - t0 < next);
   }

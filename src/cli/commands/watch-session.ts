@@ -1,6 +1,7 @@
 import type { Client } from 'graphql-ws/client';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
+import { deadline, type Deadline } from '../../system/deadline.js';
 import { createOutput, type Output } from '../format/output.js';
 import { dataOf, postGraphql, stationScope, webSocketUrl, type GraphqlError } from './graphql-support.js';
 import { loadCliConfig } from './support/context.js';
@@ -124,9 +125,40 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
   let connected = false;
   let stopping = false;
   let seen = 0;
+  // Limits of our own (system/deadline.ts): the connect (WebSocket handshake and the
+  // service's connection_ack) and the answer to each keep-alive ping get
+  // service.timeoutMs in all. ws's handshakeTimeout is a socket idle timeout, which a
+  // peer answering one byte at a time never lets fire, and graphql-ws waits for an
+  // ack or a pong for ever: either way watch would hang without a word.
+  let limit: Deadline | null = null;
+  let socket: InstanceType<typeof WebSocket> | null = null;
+  const track = (ws: InstanceType<typeof WebSocket>) => (socket = ws);
+  /** The WebSocket graphql-ws makes, remembered so that a limit can end it. */
+  class TrackedWebSocket extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols);
+      track(this);
+    }
+  }
+  const within = (what: string) => {
+    limit?.clear();
+    const current = deadline(timeoutMs);
+    limit = current;
+    current.signal.addEventListener('abort', () => {
+      if (!current.expired || limit !== current) return;
+      out.note(`watch: ${what} from ${graphqlUrl} within ${timeoutMs} ms`);
+      // ws's own terminate: the socket fails as any lost connection does, and graphql-ws
+      // retries after retryWait (its client.terminate() leaves a handshake's error unhandled).
+      socket?.terminate();
+    });
+  };
+  const settle = () => {
+    limit?.clear();
+    limit = null;
+  };
   const client: Client = createClient({
     url: webSocketUrl(graphqlUrl),
-    webSocketImpl: WebSocket,
+    webSocketImpl: TrackedWebSocket,
     lazy: true,
     keepAlive: 10_000,
     retryAttempts: Number.POSITIVE_INFINITY,
@@ -138,12 +170,21 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, delay));
     },
     on: {
+      connecting: () => within('no connection'),
+      ping: (received) => {
+        if (!received) within('no answer to a keep-alive ping');
+      },
+      pong: (received) => {
+        if (received) settle();
+      },
       connected: () => {
+        settle();
         out.note(connectedBefore ? 'watch: reconnected (detections of the gap are not replayed)' : `${describe(flags, stationIds)} (Ctrl-C to stop)`);
         connectedBefore = true;
         connected = true;
       },
       closed: (event) => {
+        settle();
         // Failed reconnection attempts are reported by retryWait's line; only a lost connection is news.
         const wasConnected = connected;
         connected = false;
@@ -177,6 +218,7 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
     stop = (err?: Error) => {
       stop = () => {};
       stopping = true;
+      settle();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       unsubscribe();

@@ -83,7 +83,8 @@ The service's GraphQL endpoint is service.graphqlUrl (default {baseUrl}/graphql)
 subscription runs over WebSocket at the same URL. "This station" is the one of the
 station record stored at the last config sync, else the service is asked with the token.
 When the connection drops, watch says so on stderr and reconnects with growing pauses
-(1 s up to 30 s); detections made while it was away are not replayed (use
+(1 s up to 30 s). A connect, and the answer to each keep-alive ping (every 10 s), get
+service.timeoutMs; a service that does not answer in time counts as dropped. Detections made while it was away are not replayed (use
 \`station-agent api detections\` for those). Ctrl-C stops it.
 ${examples(
   'station-agent watch',

@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
-import { diskFree, isDiskLow } from '../system/disk.js';
+import { diskFree, isDiskGettingLow, isDiskLow } from '../system/disk.js';
 import type { Component } from './component.js';
 
 const DISK_CHECK_MS = 60_000;
@@ -45,6 +45,11 @@ export class DiskMonitor implements Component {
 
   get minFree(): number {
     return this.minFreeMb;
+  }
+
+  /** Below twice `disk.minFreeMb` at the last check (system/disk.ts). */
+  get gettingLow(): boolean {
+    return this.state.freeBytes != null && isDiskGettingLow(this.state.freeBytes, this.minFreeMb);
   }
 
   private async check(): Promise<void> {

@@ -1,18 +1,13 @@
-import path from 'node:path';
-import { webhookFromConfig } from '../alerts/webhook-config.js';
 import type { AlertMonitor } from '../alerts/monitor.js';
 import { createServiceClient } from '../api/index.js';
 import { loadConfig, requireToken, type LoadConfigOptions } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { createIngestContext } from '../ingest/context.js';
 import type { InputFile, Pairing } from '../ingest/pairing.js';
 import type { InputWatcher } from '../ingest/watcher.js';
 import { addLogSecrets, createLogger, type Logger } from '../log/index.js';
-import { metaLastWrittenAt, openQueue, recoverInFlight, type Queue } from '../queue/index.js';
-import { ExpiryClock } from '../upload/expiry-clock.js';
+import type { Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
-import { acquireDaemonLock } from '../system/daemon-lock.js';
 import type { LinkPolicy } from '../upload/link-policy.js';
 import type { UploadObserver } from '../upload/ports.js';
 import type { Uploader } from '../upload/uploader.js';
@@ -29,6 +24,7 @@ import { IngestComponent } from './ingest.js';
 import { MetricsComponent } from './metrics.js';
 import { MqttComponent } from './mqtt.js';
 import { reloadConfig } from './reload.js';
+import { expiryClock, prepare } from './prepare.js';
 import { RuntimeReporter } from './runtime-reporter.js';
 import { UploaderComponent } from './uploader.js';
 
@@ -83,25 +79,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const log = options.logger ?? createLogger({ level: config.log.level, token });
   for (const warning of loaded.warnings) log.warn(warning);
 
-  // One daemon per dataDir, taken before the queue opens: recovery below marks every
-  // `sending` item `unknown`, which is only true when no other daemon is sending them.
-  const lock = await acquireDaemonLock(config.dataDir);
-  let queue: Queue | undefined;
-  let prepared: [Awaited<ReturnType<typeof createIngestContext>>, Awaited<ReturnType<typeof webhookFromConfig>>];
-  try {
-    queue = openQueue(path.join(config.dataDir, 'queue.db'));
-    // What can still fail (an unreadable labels file, a webhook secret file) fails before anything is started, like the token.
-    prepared = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, loaded.path ?? null, (m) => log.warn(m))]);
-  } catch (err) {
-    queue?.close();
-    lock.release();
-    throw err;
-  }
-  const [ctx, webhook] = prepared;
-  const recovered = recoverInFlight(queue);
-  if (recovered.recordings + recovered.detections > 0) {
-    log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
-  }
+  const { lock, queue, ctx, webhook } = await prepare(config, loaded.path ?? null, log);
 
   // service.timeoutMs is the limit of every request, soundscape uploads included
   // (the client's own upload default of 120 s would otherwise hold a slot that long).
@@ -128,21 +106,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
 
   const ingest = new IngestComponent(config, ctx, deps);
   const clock = new ClockGate(config, deps);
-  // Expiries (species gate, spool retention, the budget's day) never follow a clock jumped
-  // far ahead of the queue's last write (upload/expiry-clock.ts). Read before anything writes.
-  const expiry = new ExpiryClock({
-    wall: now,
-    lastKnown: metaLastWrittenAt(queue),
-    synced: () => clock.state === 'synchronized',
-    onJump: (wall, reference) =>
-      log.warn(
-        `the clock (${new Date(wall).toISOString()}) is more than a day ahead of the queue's last known time (${new Date(reference).toISOString()}): expiries (species gate, spool retention, the data budget's day) follow the last known time until the system reports NTP sync or the clock has held for a day`,
-      ),
-  });
+  const expiry = expiryClock(queue, log, now, () => clock.state === 'synchronized');
   const housekeeping = new Housekeeping(config, { ...deps, now: expiry.now, sweepIncoming: () => ingest.pairing.sweepIncoming() });
   const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
-  // A disk running low: twice disk.minFreeMb, before ingest stops spooling audio at the limit itself.
-  const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.state.freeBytes != null && disk.state.freeBytes < 2 * disk.minFree * 1024 * 1024 });
+  // A disk getting low (system/disk.ts), before ingest stops spooling audio at the limit itself.
+  const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.gettingLow });
   const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, tokenChanged, soundscapes: encoder.soundscapes });
   const mqtt = new MqttComponent(config, { ...deps, snapshot });
   const sync = new ConfigSyncComponent(config, { ...deps, client });

@@ -44,6 +44,14 @@ export function minFreeBytes(minFreeMb: number): number {
 }
 
 /**
+ * Below twice `disk.minFreeMb`: getting low. `doctor` warns, and the encoder keeps its
+ * work off the card before ingest stops spooling audio at the limit itself.
+ */
+export function isDiskGettingLow(freeBytes: number, minFreeMb: number): boolean {
+  return freeBytes < 2 * minFreeBytes(minFreeMb);
+}
+
+/**
  * Below `disk.minFreeMb`: no new audio is spooled (detections still queue).
  * @example isDiskLow(50 * 1024 * 1024, 100) // true
  */

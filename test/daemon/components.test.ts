@@ -31,4 +31,12 @@ describe('the daemon components', () => {
     const daemon = await world.startAgent();
     expect(daemon.components).toEqual(documented());
   });
+
+  it('are wired by a startDaemon short enough to read in one screen (under 120 lines)', () => {
+    const source = readFileSync(path.join(REPO_ROOT, 'src/daemon/index.ts'), 'utf8').split('\n');
+    const first = source.findIndex((l) => l.startsWith('export async function startDaemon('));
+    const last = source.findIndex((l, i) => i > first && l === '}');
+    expect(first).toBeGreaterThan(-1);
+    expect(last - first + 1).toBeLessThan(120);
+  });
 });

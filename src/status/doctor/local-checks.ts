@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
 import type { ClockSyncState } from '../../system/clock.js';
-import { freeBytesNear, isDiskLow, minFreeBytes } from '../../system/disk.js';
+import { freeBytesNear, isDiskGettingLow, isDiskLow, minFreeBytes } from '../../system/disk.js';
 import { queueDbPath } from '../queue-file.js';
 import { scanInput, total, type InputScan } from './input-scan.js';
 import { result, type CheckResult } from './types.js';
@@ -195,7 +195,7 @@ export async function diskCheck(config: Config): Promise<CheckResult> {
   const detail = `${(free / MIB).toFixed(0)} MiB free on ${config.dataDir} (disk.minFreeMb ${config.disk.minFreeMb})`;
   const hint = 'free space on the card (old recordings of the analyzer, journal: `journalctl --vacuum-size=100M`), or lower retention.keepUploadedDays';
   if (isDiskLow(free, config.disk.minFreeMb)) return result('disk', title, 'fail', `${detail}: no audio is spooled until space is freed; detections still queue`, hint, data);
-  if (free < 2 * min) return result('disk', title, 'warn', `${detail}: getting low`, hint, data);
+  if (isDiskGettingLow(free, config.disk.minFreeMb)) return result('disk', title, 'warn', `${detail}: getting low`, hint, data);
   return result('disk', title, 'pass', detail, null, data);
 }
 

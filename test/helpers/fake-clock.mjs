@@ -2,6 +2,8 @@
 // shipped): `NODE_OPTIONS=--import=<this file>` with `STATION_AGENT_TEST_CLOCK_AT` (an ISO
 // time). From load on, `Date.now()` and `new Date()` run from that time at the real pace;
 // the monotonic clock (`performance.now()`) is untouched, as it is when a real clock jumps.
+import process from 'node:process';
+
 const at = process.env.STATION_AGENT_TEST_CLOCK_AT;
 if (at) {
   const RealDate = Date;

@@ -1,4 +1,5 @@
 import type { MqttClient } from 'mqtt';
+import { deadline } from '../system/deadline.js';
 import { MqttError } from './errors.js';
 import { safeMessage, type BrokerSettings } from './options.js';
 
@@ -52,11 +53,19 @@ export async function connectBroker(settings: BrokerSettings): Promise<BrokerCon
       // but only once it notices; the race makes it certain).
       const lost = closed.then((err) => Promise.reject(new MqttError('ERR_MQTT_PUBLISH', `${topic}: not acknowledged (${err.message})`)));
       lost.catch(() => {}); // settled by the race, or never looked at once the publish is acknowledged
+      // A total limit too: a broker that answers pings but never acknowledges.
+      const limit = deadline(settings.publishTimeoutMs);
+      const late = new Promise<never>((_, reject) =>
+        limit.signal.addEventListener('abort', () => reject(new MqttError('ERR_MQTT_PUBLISH', `${topic}: not acknowledged within ${settings.publishTimeoutMs} ms`))),
+      );
+      late.catch(() => {});
       try {
-        await Promise.race([client.publishAsync(topic, payload, options), lost]);
+        await Promise.race([client.publishAsync(topic, payload, options), lost, late]);
       } catch (err) {
         if (err instanceof MqttError) throw err;
         throw new MqttError('ERR_MQTT_PUBLISH', `${topic}: ${safeMessage(err, settings.secrets)}`, { cause: err });
+      } finally {
+        limit.clear();
       }
     },
     async end() {

@@ -21,10 +21,18 @@ export interface BrokerSettings {
   secrets: string[];
   /** E.g. a password file other users can read. */
   warnings: string[];
+  /** How long the broker has to acknowledge a publish (QoS 1 and 2). */
+  publishTimeoutMs: number;
 }
 
-/** How long a connect may take before it counts as failed. */
+/** How long a connect may take before it counts as failed (mqtt.js's connectTimeout: from the connect to the CONNACK, in all). */
 export const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long a publish may wait for the broker's acknowledgement. A broker that keeps
+ * answering pings but never acknowledges would otherwise hold the publisher for ever:
+ * at this limit the session ends and the batch goes again after a reconnect.
+ */
+export const PUBLISH_TIMEOUT_MS = 30_000;
 /** Keep-alive in seconds: a broker that stops answering is noticed within 1.5 times this. */
 const KEEPALIVE_S = 30;
 
@@ -32,6 +40,7 @@ export interface BrokerSettingsExtras {
   /** The last will: published by the broker when the connection is lost. */
   will?: IClientOptions['will'];
   connectTimeoutMs?: number;
+  publishTimeoutMs?: number;
 }
 
 export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExtras = {}): Promise<BrokerSettings> {
@@ -55,7 +64,14 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
     ...(ca !== undefined ? { ca } : {}),
     ...(extras.will ? { will: extras.will } : {}),
   };
-  return { url: mqtt.url, displayUrl: redactUrl(mqtt.url), options, secrets, warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [] };
+  return {
+    url: mqtt.url,
+    displayUrl: redactUrl(mqtt.url),
+    options,
+    secrets,
+    warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [],
+    publishTimeoutMs: extras.publishTimeoutMs ?? PUBLISH_TIMEOUT_MS,
+  };
 }
 
 /** `err`'s message without the broker's secrets. */

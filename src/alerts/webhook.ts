@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { redactText, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
 import { deadline } from '../system/deadline.js';
-import { backoffDelay, type BackoffOptions } from '../upload/backoff.js';
+import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
 import type { AlertNotice } from './alerter.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
+import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
 import { RetentionSweeper } from '../upload/retention.js';
 import type { Component } from './component.js';
 
@@ -20,7 +21,9 @@ export class Housekeeping implements Component {
     config: Config,
     private readonly deps: { queue: Queue; log: Logger; sweepIncoming: () => Promise<number>; now?: () => number },
   ) {
-    this.retention = new RetentionSweeper(deps.queue, config, deps.log, deps.now);
+    // The species gate's expiry runs first in each sweep: what it drops loses its spool copy in the same pass.
+    const speciesGate = (c: Config) => new SpeciesGateSweep(deps.queue, c.filters.minDetectionsPer24h, deps.log);
+    this.retention = new RetentionSweeper(deps.queue, config, deps.log, deps.now, speciesGate);
   }
 
   start(): void {

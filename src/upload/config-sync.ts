@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConfigUpdateBody, StationConfigRecord } from '../wire/types.js';
 import { CONFIG_RANGES } from '../wire/types.js';
 import { errorMessage } from '../errors.js';
-import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
 import { decide } from './decide.js';
 
 /**

@@ -6,7 +6,18 @@ import { errorMessage } from '../errors.js';
 import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
 import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
 import { withholdQueuedAudio } from '../queue/withhold-audio.js';
-import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
+
+/**
+ * Housekeeping that runs first in each sweep, built from the config (again at each
+ * reload): the species gate's expiry (policy/species-gate-sweep.ts), given by the daemon,
+ * so that what it drops loses its spool copy in the same sweep. (upload/ sits below
+ * policy/ and does not import it.)
+ */
+export interface SweepStep {
+  /** `now`: the sweep's clock (the daemon's expiry clock). */
+  run(now: number): void;
+}
+export type SweepStepFactory = (config: Config) => SweepStep;
 
 /**
  * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`;
@@ -16,7 +27,7 @@ import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
  */
 export class RetentionSweeper {
   private running: Promise<void> | null = null;
-  private speciesGate: SpeciesGateSweep;
+  private firstStep: SweepStep;
 
   constructor(
     private readonly queue: Queue,
@@ -24,14 +35,15 @@ export class RetentionSweeper {
     private readonly log: Logger,
     /** The clock expiries run by: the daemon's expiry clock (expiry-clock.ts), never a jumped wall clock. */
     private readonly now: () => number = Date.now,
+    private readonly firstStepOf: SweepStepFactory = () => ({ run: () => {} }),
   ) {
-    this.speciesGate = new SpeciesGateSweep(queue, config.filters.minDetectionsPer24h, log);
+    this.firstStep = firstStepOf(config);
   }
 
   /** A reloaded config: the next sweep follows it (retention, after-upload action, species gate). */
   reconfigure(config: Config): void {
     this.config = config;
-    this.speciesGate = new SpeciesGateSweep(this.queue, config.filters.minDetectionsPer24h, this.log);
+    this.firstStep = this.firstStepOf(config);
   }
 
   spoolBytes(): number {
@@ -53,7 +65,7 @@ export class RetentionSweeper {
       const retired = retireAudiolessRecordings(this.queue, now - this.config.upload.noSoundscapeAfterSec * 1000, now);
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
-      this.speciesGate.run(now);
+      this.firstStep.run(now);
       for (;;) {
         const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100, now });
         if (files.length === 0) return;

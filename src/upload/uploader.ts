@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { errorCode, errorMessage } from '../errors.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
-import { backoffDelay, type BackoffOptions } from './backoff.js';
+import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
 import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
 import { GroupCommit } from './group-commit.js';
 import { decide, type Decision, type PauseReason } from './decide.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
 import { AdaptiveConcurrency } from '../../src/upload/adaptive-concurrency.js';
-import { backoffDelay, reconnectDelay } from '../../src/upload/backoff.js';
+import { backoffDelay, reconnectDelay } from '../../src/system/backoff.js';
 import { CircuitBreaker } from '../../src/upload/circuit-breaker.js';
 import { decide } from '../../src/upload/decide.js';
 

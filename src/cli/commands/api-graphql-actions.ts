@@ -1,10 +1,28 @@
 import { readFile } from 'node:fs/promises';
 import { createOutput } from '../format/output.js';
 import { renderTable, type Column } from '../format/table.js';
-import type { GraphqlPeriod, GraphqlQueryFlags, GraphqlReadFlags } from './api-graphql.js';
-import { dataOf, postGraphql, stationScope } from './graphql-support.js';
+import { dataOf, postGraphql, stationScope, type GraphqlPeriod, type StationScopeFlags } from './graphql-support.js';
 import { loadCliConfig } from './support/context.js';
 import { UsageError } from './support/errors.js';
+
+export interface GraphqlQueryFlags {
+  config?: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+export interface GraphqlReadFlags extends StationScopeFlags {
+  config?: string;
+  json?: boolean;
+  period?: GraphqlPeriod;
+  from?: string;
+  to?: string;
+  speciesId?: string;
+  stationType?: string[];
+  limit?: number;
+  offset?: number;
+}
 
 /** The actions of the GraphQL reads of `station-agent api`, loaded only when one runs. */
 

@@ -1,7 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { STATION_TYPES } from '../../wire/types.js';
-import { idList, type StationScopeFlags } from './graphql-support.js';
+import { GRAPHQL_PERIODS, idList } from './graphql-support.js';
 import { configOption, examples, integerIn, jsonOption, listOf } from './support/options.js';
+import type { GraphqlQueryFlags, GraphqlReadFlags } from './api-graphql-actions.js';
 
 /**
  * The GraphQL reads of `station-agent api`: `api graphql` (any query, for scripts),
@@ -10,28 +11,6 @@ import { configOption, examples, integerIn, jsonOption, listOf } from './support
  * public); the station token is used only to learn this station's id when no
  * config sync has stored it yet.
  */
-
-export const GRAPHQL_PERIODS = ['day', 'week', 'month', 'year', 'all'] as const;
-export type GraphqlPeriod = (typeof GRAPHQL_PERIODS)[number];
-
-export interface GraphqlQueryFlags {
-  config?: string;
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
-
-export interface GraphqlReadFlags extends StationScopeFlags {
-  config?: string;
-  json?: boolean;
-  period?: GraphqlPeriod;
-  from?: string;
-  to?: string;
-  speciesId?: string;
-  stationType?: string[];
-  limit?: number;
-  offset?: number;
-}
 
 function jsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;

@@ -5,9 +5,14 @@ import { queueExists } from '../../status/queue-file.js';
 import { EXIT } from '../exit-codes.js';
 import { createOutput } from '../format/output.js';
 import { renderFields } from '../format/table.js';
-import type { ConfigFlags } from './config.js';
 import { createCliClient } from './support/client.js';
 import { openExistingQueue } from './support/context.js';
+
+export interface ConfigFlags {
+  config?: string;
+  json?: boolean;
+  live?: boolean;
+}
 
 /** The actions of `station-agent config ...`, loaded only when one runs. */
 

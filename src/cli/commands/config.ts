@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import { configOption, examples, jsonOption } from './support/options.js';
+import type { ConfigFlags } from './config-actions.js';
 
 /** `station-agent config validate | show | push`. */
-
-export interface ConfigFlags {
-  config?: string;
-  json?: boolean;
-  live?: boolean;
-}
 
 export function registerConfigCommand(program: Command): void {
   const config = program

@@ -81,6 +81,10 @@ export function dataOf<T>(response: GraphqlResponse<T>): T {
   return response.data;
 }
 
+/** `--period`: the last one of these, or all. */
+export const GRAPHQL_PERIODS = ['day', 'week', 'month', 'year', 'all'] as const;
+export type GraphqlPeriod = (typeof GRAPHQL_PERIODS)[number];
+
 export interface StationScopeFlags {
   stationId?: string[];
   allStations?: boolean;

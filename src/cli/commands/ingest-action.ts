@@ -8,8 +8,15 @@ import { openQueue, type Queue } from '../../queue/index.js';
 import { queueDbPath, queueExists } from '../../status/queue-file.js';
 import { createOutput } from '../format/output.js';
 import { createProgress } from '../format/progress.js';
-import type { IngestFlags } from './ingest.js';
 import { loadCliConfig, refuseRootInForeignDataDir } from './support/context.js';
+
+export interface IngestFlags {
+  config?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  verbose?: boolean;
+  force?: boolean;
+}
 
 /** The action of `station-agent ingest`, loaded only when it runs. */
 export async function ingestAction(paths: string[], flags: IngestFlags): Promise<void> {

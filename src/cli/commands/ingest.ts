@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
 import { configOption, examples, jsonOption } from './support/options.js';
-
-export interface IngestFlags {
-  config?: string;
-  json?: boolean;
-  dryRun?: boolean;
-  verbose?: boolean;
-  force?: boolean;
-}
+import type { IngestFlags } from './ingest-action.js';
 
 /**
  * `station-agent ingest PATH...`: backfills result files, or whole folders of them

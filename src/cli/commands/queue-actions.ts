@@ -22,9 +22,21 @@ import { describeItem, itemJson, queueListColumns, renderItem, toCliKind, toQueu
 import { renderTable } from '../format/table.js';
 import { CommandFailure, UsageError } from './support/errors.js';
 import { loadCliConfig, openExistingQueue } from './support/context.js';
-import type { QueueFlags } from './queue.js';
 import { QueueError } from '../../queue/errors.js';
 import { queueDbPath, queueExists } from '../../status/queue-file.js';
+
+export interface QueueFlags {
+  config?: string;
+  json?: boolean;
+  kind?: 'soundscape' | 'detection';
+  state?: string;
+  limit?: number;
+  after?: string;
+  failed?: boolean;
+  yes?: boolean;
+  /** `--held` (true) or `--held <reason>`. */
+  held?: boolean | string;
+}
 
 /** The actions of `station-agent queue ...`, loaded only when one runs. */
 

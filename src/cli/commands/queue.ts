@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CLI_KINDS } from '../format/queue-view.js';
 import { configOption, examples, integerIn, jsonOption } from './support/options.js';
+import type { QueueFlags } from './queue-actions.js';
 
 /**
  * `station-agent queue list | show | retry | release | drop`: look at and repair queued
@@ -9,19 +10,6 @@ import { configOption, examples, integerIn, jsonOption } from './support/options
  */
 
 const STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'];
-
-export interface QueueFlags {
-  config?: string;
-  json?: boolean;
-  kind?: 'soundscape' | 'detection';
-  state?: string;
-  limit?: number;
-  after?: string;
-  failed?: boolean;
-  yes?: boolean;
-  /** `--held` (true) or `--held <reason>`. */
-  held?: boolean | string;
-}
 
 function kindOption(what: string): Option {
   return new Option('--kind <kind>', what).choices(CLI_KINDS);

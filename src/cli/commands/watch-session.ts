@@ -6,7 +6,28 @@ import { createOutput, type Output } from '../format/output.js';
 import { dataOf, postGraphql, stationScope, webSocketUrl, type GraphqlError } from './graphql-support.js';
 import { loadCliConfig } from './support/context.js';
 import { CommandFailure, UsageError } from './support/errors.js';
-import type { WatchFlags } from './watch.js';
+
+export interface WatchFlags {
+  config?: string;
+  json?: boolean;
+  stationId?: string[];
+  allStations?: boolean;
+  species?: string[];
+  classification?: string[];
+  stationType?: string[];
+  mode?: string[];
+  continent?: string[];
+  country?: string[];
+  minScore?: number;
+  maxScore?: number;
+  minConfidence?: number;
+  maxConfidence?: number;
+  minProbability?: number;
+  maxProbability?: number;
+  hours?: { from: number; to: number };
+  overrideStationFilters?: boolean;
+  count?: number;
+}
 
 /** The action of `station-agent watch`, loaded only when it runs. */
 

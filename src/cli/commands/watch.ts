@@ -2,28 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CLASSIFICATIONS, SOUNDSCAPE_MODES, STATION_TYPES } from '../../wire/types.js';
 import { idList } from './graphql-support.js';
 import { configOption, examples, integerIn, listOf } from './support/options.js';
-
-export interface WatchFlags {
-  config?: string;
-  json?: boolean;
-  stationId?: string[];
-  allStations?: boolean;
-  species?: string[];
-  classification?: string[];
-  stationType?: string[];
-  mode?: string[];
-  continent?: string[];
-  country?: string[];
-  minScore?: number;
-  maxScore?: number;
-  minConfidence?: number;
-  maxConfidence?: number;
-  minProbability?: number;
-  maxProbability?: number;
-  hours?: { from: number; to: number };
-  overrideStationFilters?: boolean;
-  count?: number;
-}
+import type { WatchFlags } from './watch-session.js';
 
 function numberOption(flag: string, what: string): Option {
   return new Option(flag, what).argParser((value) => {

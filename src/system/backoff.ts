@@ -3,6 +3,9 @@
  * architecture blog): the delay is uniform in [0, min(cap, base * 2^attempt)].
  * Full jitter spreads the retries of many items (and of many stations after a
  * service outage) instead of letting them hit the service in synchronised waves.
+ *
+ * Shared by the uploader, the config sync, the encoder, the alert webhook and the MQTT
+ * publisher, so it lives at the bottom of the import graph (docs/ARCHITECTURE.md).
  */
 export interface BackoffOptions {
   /** Delay scale of the first retry. Default 1 s. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readWavInfo } from '../../src/audio/index.js';
+import { readWavInfo } from '../../src/audio/wav.js';
 import { DEMO_LABELS_FILE, writeSampleFolder } from '../src/sample-data.js';
 import { DEMO_MIN_CONFIDENCE, SAMPLE_SPECIES, expectedAtService, planSamples, type SampleFormat } from '../src/sample-plan.js';
 import { DEFAULT_LABELS_FILE } from '@station-agent/emulator';

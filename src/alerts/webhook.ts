@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { request } from 'undici';
 import type { Logger } from 'pino';
@@ -164,14 +165,7 @@ export class AlertDelivery {
   }
 }
 
+/** Waits `ms`, or less when `signal` aborts (a stop): resolves either way. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return wait(ms, undefined, { signal }).catch(() => undefined);
 }

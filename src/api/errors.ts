@@ -33,8 +33,8 @@ export abstract class ApiError extends StationAgentError {
   }
 }
 
-export class NetworkError extends ApiError {
-  readonly code = 'ERR_NETWORK_BEFORE_SEND' as const;
+/** A request that got no complete answer: the system's error code travels with it. */
+abstract class TransportError extends ApiError {
   /** The system's error code, e.g. ECONNREFUSED, ENOTFOUND, UND_ERR_CONNECT_TIMEOUT. */
   readonly cause_code: string | undefined;
 
@@ -48,18 +48,14 @@ export class NetworkError extends ApiError {
   }
 }
 
-export class OutcomeUnknownError extends ApiError {
+/** The request never reached the service: safe to send again. */
+export class NetworkError extends TransportError {
+  readonly code = 'ERR_NETWORK_BEFORE_SEND' as const;
+}
+
+/** Sent, but no complete answer came back: the service may have stored it. */
+export class OutcomeUnknownError extends TransportError {
   readonly code = 'ERR_OUTCOME_UNKNOWN' as const;
-  readonly cause_code: string | undefined;
-
-  constructor(message: string, request: string, causeCode?: string, options?: ErrorOptions) {
-    super(message, request, options);
-    this.cause_code = causeCode;
-  }
-
-  override toJSON() {
-    return { ...super.toJSON(), request: this.request, causeCode: this.cause_code };
-  }
 }
 
 export interface HttpErrorDetails {

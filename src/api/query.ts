@@ -37,53 +37,45 @@ function encodeScalar(key: string, value: string | number | boolean): string {
 }
 
 // ---------------------------------------------------------------------------
-// Query strings: every documented parameter, in the spec's order.
+// Query strings: every documented parameter, in the spec's order (a key not listed is
+// never sent).
+
+const STATS_PARAMS = ['period', 'since', 'mode', 'classification'] as const;
+const SPECIES_LIST_PARAMS = [
+  'period',
+  'from',
+  'to',
+  'since',
+  'limit',
+  'page',
+  'sort',
+  'order',
+  'speciesId',
+  'query',
+  'mode',
+  'locale',
+  'classification',
+] as const;
+const DETECTION_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'query', 'mode', 'locale', 'classification', 'behavior', 'shortlist'] as const;
+const SOUNDSCAPE_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'detections'] as const;
+
+/** The query string of `q`'s listed parameters, in the order listed. */
+function queryOf<Q extends object>(q: Q, keys: readonly (keyof Q & string)[]): string {
+  return buildQuery(Object.fromEntries(keys.map((k) => [k, q[k] as QueryValue])));
+}
 
 export function statsQuery(q: StatsQuery): string {
-  return buildQuery({ period: q.period, since: q.since, mode: q.mode, classification: q.classification });
+  return queryOf(q, STATS_PARAMS);
 }
 
 export function speciesListQuery(q: SpeciesListQuery): string {
-  return buildQuery({
-    period: q.period,
-    from: q.from,
-    to: q.to,
-    since: q.since,
-    limit: q.limit,
-    page: q.page,
-    sort: q.sort,
-    order: q.order,
-    speciesId: q.speciesId,
-    query: q.query,
-    mode: q.mode,
-    locale: q.locale,
-    classification: q.classification,
-  });
+  return queryOf(q, SPECIES_LIST_PARAMS);
 }
 
 export function detectionListQuery(q: DetectionListQuery): string {
-  return buildQuery({
-    limit: q.limit,
-    cursor: q.cursor,
-    from: q.from,
-    to: q.to,
-    speciesId: q.speciesId,
-    query: q.query,
-    mode: q.mode,
-    locale: q.locale,
-    classification: q.classification,
-    behavior: q.behavior,
-    shortlist: q.shortlist,
-  });
+  return queryOf(q, DETECTION_LIST_PARAMS);
 }
 
 export function soundscapeListQuery(q: SoundscapeListQuery): string {
-  return buildQuery({
-    limit: q.limit,
-    cursor: q.cursor,
-    from: q.from,
-    to: q.to,
-    speciesId: q.speciesId,
-    detections: q.detections,
-  });
+  return queryOf(q, SOUNDSCAPE_LIST_PARAMS);
 }

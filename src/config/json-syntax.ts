@@ -84,15 +84,7 @@ class Scanner {
   }
 
   private object(): void {
-    this.i++;
-    this.space();
-    if (this.text[this.i] === '}') {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.space();
-      if (this.text[this.i] === '}') throw new Stop(this.i, "trailing comma before '}'");
+    this.members('}', () => {
       if (this.text[this.i] !== '"') throw new Stop(this.i, `expected a key in double quotes, found ${this.here()}`);
       this.string();
       this.space();
@@ -100,42 +92,36 @@ class Scanner {
       this.i++;
       this.space();
       this.value();
-      this.space();
-      const c = this.text[this.i];
-      if (c === ',') {
-        this.i++;
-        continue;
-      }
-      if (c === '}') {
-        this.i++;
-        return;
-      }
-      throw new Stop(this.i, `expected ',' or '}', found ${this.here()}`);
-    }
+    });
   }
 
   private array(): void {
+    this.members(']', () => this.value());
+  }
+
+  /** The members of an object or array, from its opening bracket to `close`: one `member()` each, comma-separated. */
+  private members(close: '}' | ']', member: () => void): void {
     this.i++;
     this.space();
-    if (this.text[this.i] === ']') {
+    if (this.text[this.i] === close) {
       this.i++;
       return;
     }
     for (;;) {
       this.space();
-      if (this.text[this.i] === ']') throw new Stop(this.i, "trailing comma before ']'");
-      this.value();
+      if (this.text[this.i] === close) throw new Stop(this.i, `trailing comma before '${close}'`);
+      member();
       this.space();
       const c = this.text[this.i];
       if (c === ',') {
         this.i++;
         continue;
       }
-      if (c === ']') {
+      if (c === close) {
         this.i++;
         return;
       }
-      throw new Stop(this.i, `expected ',' or ']', found ${this.here()}`);
+      throw new Stop(this.i, `expected ',' or '${close}', found ${this.here()}`);
     }
   }
 

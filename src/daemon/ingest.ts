@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import type { IngestContext } from '../ingest/context.js';
@@ -95,6 +96,5 @@ export class IngestComponent implements Component {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
+/** A wait that does not keep the process alive (a stop must not wait on it). */
+const delay = (ms: number): Promise<void> => sleep(ms, undefined, { ref: false });

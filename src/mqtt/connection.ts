@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { MqttClient } from 'mqtt';
 import { deadline } from '../system/deadline.js';
 import { MqttError } from './errors.js';
@@ -74,7 +75,7 @@ export async function connectBroker(settings: BrokerSettings): Promise<BrokerCon
         return;
       }
       // A broker that no longer answers must not hold a stop up.
-      await Promise.race([client.endAsync(false), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      await Promise.race([client.endAsync(false), sleep(2_000, undefined, { ref: false })]);
       client.end(true);
     },
   };

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import { redactUrl } from '../wire/redact.js';
 import { errorCode } from '../errors.js';
@@ -290,6 +291,5 @@ function safeSnapshot(snapshot: () => RuntimeSnapshot | null): RuntimeSnapshot |
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
+/** A wait that does not keep the process alive (a stop must not wait on it). */
+const delay = (ms: number): Promise<void> => wait(ms, undefined, { ref: false });

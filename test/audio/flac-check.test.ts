@@ -21,7 +21,7 @@ describe('checkFlacEncoder', () => {
 
 describe('options', () => {
   it('a compression level outside 0-8 is a RangeError', async () => {
-    const { createFlacEncoder } = await import('../../src/audio/index.js');
+    const { createFlacEncoder } = await import('../../src/audio/flac-encoder.js');
     expect(() => createFlacEncoder({ compressionLevel: 9 as never })).toThrow(RangeError);
     const encoder = createFlacEncoder();
     await expect(encoder.encode('a.wav', 'a.flac', { compressionLevel: -1 as never })).rejects.toThrow(/0 to 8, got -1/);

@@ -1,22 +1,12 @@
 import type { Writable } from 'node:stream';
 import { Option, type Command } from 'commander';
-import { importDevPackage, LOCAL_SERVICE_PACKAGE, type LocalServicePackage } from './support/dev-packages.js';
+import { importDevPackage, LOCAL_SERVICE_PACKAGE, type LocalServiceOptions, type LocalServicePackage } from './support/dev-packages.js';
 import { examples, integerIn } from './support/options.js';
 
-/** Flags of `station-agent emulator`, as commander hands them over. */
-export interface EmulatorFlags {
-  host: string;
-  port: number;
-  db: string;
-  dataDir?: string;
+/** Flags of `station-agent emulator`, as commander hands them over: the local service's options, but `--token` and `--stations` by their flag names. */
+export interface EmulatorFlags extends Omit<LocalServiceOptions, 'tokens' | 'stationsFile' | 'logger'> {
   token?: string[];
   stations?: string;
-  adminToken?: string;
-  labels?: string;
-  mediaUrl?: string;
-  faults?: string;
-  seed?: number;
-  idOffset?: number;
   verbose?: boolean;
 }
 

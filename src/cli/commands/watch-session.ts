@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'graphql-ws/client';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
@@ -188,7 +189,7 @@ export async function watchAction(flags: WatchFlags): Promise<void> {
     retryWait: async (attempt) => {
       const delay = reconnectDelayMs(attempt);
       out.note(`watch: reconnecting in ${(delay / 1000).toFixed(1)} s (attempt ${attempt + 1})`);
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
     },
     on: {
       connecting: () => within('no connection'),

@@ -13,28 +13,31 @@ import { CommandFailure } from './errors.js';
 export const LOCAL_SERVICE_PACKAGE = '@station-agent/emulator';
 export const DEMO_PACKAGE = '@station-agent/demo';
 
+/** What `station-agent emulator` hands the local service: most of its flags as they are (cli/commands/emulator.ts). */
+export interface LocalServiceOptions {
+  host: string;
+  port: number;
+  db: string;
+  dataDir?: string;
+  tokens: string[];
+  stationsFile?: string;
+  adminToken?: string;
+  labels?: string;
+  mediaUrl?: string;
+  faults?: string;
+  seed?: number;
+  idOffset?: number;
+  logger: {
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+    error(obj: object, msg?: string): void;
+    debug?(obj: object, msg?: string): void;
+  };
+}
+
 /** What `station-agent emulator` uses of the local service package. */
 export interface LocalServicePackage {
-  startEmulator: (options: {
-    host: string;
-    port: number;
-    db: string;
-    dataDir?: string;
-    tokens: string[];
-    stationsFile?: string;
-    adminToken?: string;
-    labels?: string;
-    mediaUrl?: string;
-    faults?: string;
-    seed?: number;
-    idOffset?: number;
-    logger: {
-      info(obj: object, msg?: string): void;
-      warn(obj: object, msg?: string): void;
-      error(obj: object, msg?: string): void;
-      debug?(obj: object, msg?: string): void;
-    };
-  }) => Promise<{
+  startEmulator: (options: LocalServiceOptions) => Promise<{
     url: string;
     store: { stations: { all(): readonly unknown[] }; species: { count(): number } };
     close(): Promise<void>;

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { isPlainObject } from './merge.js';
-import type { Config, ConfigInput } from './schema.js';
+import type { Config } from './schema.js';
+// Declared beside the validation that uses them (loaded lazily), so the two modules form no circle.
+import type { ConfigOverrides, TokenSource } from './validate.js';
 import { redactUrl } from '../wire/redact.js';
 import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
 import { folderOverlapProblem } from './folder-overlap.js';
@@ -21,22 +23,7 @@ import { configCacheKey, expectedDataDir, readConfigCache, writeConfigCache, typ
 
 export const DEFAULT_CONFIG_PATH = '/etc/station-agent/config.json';
 
-/** Where the station token came from: `service.token` in the config file, the environment, or `service.tokenFile`. */
-export type TokenSource = 'file' | 'env' | 'tokenFile' | null;
-
-type DeepPartial<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> | undefined }
-    : T;
-
-/**
- * Values from command-line flags, shaped like the config file; `undefined` means "not
- * given". The token has no flag: other users can read a process's arguments.
- */
-export type ConfigOverrides = DeepPartial<
-  Omit<ConfigInput, 'service'> & { service?: Omit<NonNullable<ConfigInput['service']>, 'token'> }
->;
+export type { ConfigOverrides, TokenSource };
 
 export interface LoadConfigOptions {
   /** The config file; default `$STATION_AGENT_CONFIG`, else `/etc/station-agent/config.json`. */

@@ -3,10 +3,26 @@ import { ConfigError } from './errors.js';
 import { readEnvironment } from './env.js';
 import { formatIssues } from './issues.js';
 import { deepMerge, deleteAt, getAt, leafPaths, setAt } from './merge.js';
-import { configSchema, type Config } from './schema.js';
+import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
 import { redactText, urlPassword } from '../wire/redact.js';
-import type { ConfigOverrides, TokenSource } from './load.js';
+
+/** Where the station token came from: `service.token` in the config file, the environment, or `service.tokenFile`. */
+export type TokenSource = 'file' | 'env' | 'tokenFile' | null;
+
+type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> | undefined }
+    : T;
+
+/**
+ * Values from command-line flags, shaped like the config file; `undefined` means "not
+ * given". The token has no flag: other users can read a process's arguments.
+ */
+export type ConfigOverrides = DeepPartial<
+  Omit<ConfigInput, 'service'> & { service?: Omit<NonNullable<ConfigInput['service']>, 'token'> }
+>;
 
 /**
  * The schema's half of loading (load.ts reads the file and keeps the rest): layers

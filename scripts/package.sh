@@ -133,6 +133,7 @@ build_package() {
   find "$opt/node_modules" -type f \( -name '*.md' -o -name '*.markdown' -o -name '*.html' -o -name '*.d.ts' -o -name '*.d.mts' \
     -o -name '*.d.cts' -o -name '*.map' -o -name '*~' -o -name '.git*' -o -name '.npmignore' -o -name '.eslintrc*' \
     -o -name '.travis.yml' -o -name '.editorconfig' -o -name '.package-lock.json' -o -name '*.sh' \) -delete
+  find "$opt/node_modules" -mindepth 1 -type d -empty -delete
   local scripts=() script
   mapfile -t scripts < <(grep -rl -m1 --include='*.js' --include='*.cjs' --include='*.mjs' '^#!' "$opt/node_modules" || true)
   for script in ${scripts[@]+"${scripts[@]}"}; do

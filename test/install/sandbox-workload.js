@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { lookup } from 'node:dns/promises';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,6 +62,25 @@ const checks = {
       server.close();
     }
     await lookup('localhost');
+  },
+
+  async daemonLock() {
+    // One daemon per dataDir (src/system/daemon-lock.ts): a unix socket bound in the
+    // abstract namespace (AF_UNIX, bind, listen, connect), answering with its PID.
+    const name = `\0station-agent-sandbox:${process.pid}`;
+    const server = net.createServer((peer) => peer.end(`${process.pid}\n`));
+    server.listen(name);
+    await once(server, 'listening');
+    try {
+      const peer = net.createConnection(name);
+      let text = '';
+      peer.setEncoding('utf8');
+      peer.on('data', (chunk) => (text += chunk));
+      await once(peer, 'end');
+      if (text !== `${process.pid}\n`) throw new Error(`unexpected answer ${JSON.stringify(text)}`);
+    } finally {
+      server.close();
+    }
   },
 
   async flacInWorker() {

@@ -81,8 +81,11 @@ describe('the total deadline of a service call, against a peer that trickles', (
   it('a request still queued behind a trickling one reaches its deadline unsent: NetworkError, safe to retry', async () => {
     const s = await trickle('body');
     const c = client(s.url, { connections: 1, timeoutMs: 60_000 });
-    const first = c.postDetection(DETECTION, { timeoutMs: 1_500 });
+    // The first holds the only connection (its own limit is far away; it is aborted below).
+    const holder = new AbortController();
+    const first = c.postDetection(DETECTION, { timeoutMs: 60_000, signal: holder.signal });
     first.catch(() => {});
+    cleanups.push(() => holder.abort());
     await until('the first request at the peer', () => s.requests.length === 1, 5_000);
     const err = await failure(c.postDetection(DETECTION, { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(NetworkError);

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { lstat, opendir } from 'node:fs/promises';
+import { lstat, opendir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { notTakenReason } from '../system/regular-file.js';
@@ -68,6 +68,8 @@ interface Pending<T> {
 }
 
 const MAX_PENDING = 1_000;
+/** File system times are coarse (2 s on FAT): a folder changed this long before the watch began is looked at too. */
+const MTIME_SLACK_MS = 2_000;
 const REFRESH_AFTER_FORGOTTEN = 2_000;
 /** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
 const MAX_REPORTED_SKIPS = 1_000;
@@ -104,6 +106,7 @@ export class InputWatcher<T = true> {
 
   private async startChokidar(): Promise<void> {
     const { dir } = this.opts;
+    const since = Date.now() - MTIME_SLACK_MS;
     // The trailing separator makes chokidar resolve `dir` itself when it is a symlink
     // (an analyzerpi folder linked elsewhere) while following no link below it.
     const watcher = watch(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`, {
@@ -121,6 +124,11 @@ export class InputWatcher<T = true> {
     watcher.on('unlink', (p: string) => this.vanished(p));
     watcher.on('error', (err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    // chokidar lists a folder before its watch on it is in place: a file written in
+    // between (the first moments of start-up, an analyzer writing as the agent starts)
+    // comes in no event and no listing. One walk of the folders changed since the watch
+    // began catches it, rather than the next rescan minutes later.
+    await this.walk(this.opts.dir, 0, since);
   }
 
   /** Files seen but not yet stable. */
@@ -309,8 +317,19 @@ export class InputWatcher<T = true> {
     this.opts.onVanish?.(file);
   }
 
-  private async walk(dir: string, depth: number): Promise<void> {
+  /**
+   * `changedSince` (epoch ms): look only at files in folders modified since then (a file
+   * created or renamed into a folder changes the folder's time); every folder is still
+   * walked, since a new file changes only its own folder's time.
+   */
+  private async walk(dir: string, depth: number, changedSince?: number): Promise<void> {
     if (this.closed || depth > (this.opts.depth ?? 8)) return;
+    let filesChanged = true;
+    if (changedSince !== undefined) {
+      const st = await stat(dir).catch(() => null);
+      if (!st) return;
+      filesChanged = st.mtimeMs >= changedSince;
+    }
     let handle;
     try {
       handle = await opendir(dir);
@@ -324,8 +343,8 @@ export class InputWatcher<T = true> {
       const full = path.join(dir, entry.name);
       // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
-        await this.walk(full, depth + 1);
-      } else if (this.pending.has(full)) {
+        await this.walk(full, depth + 1, changedSince);
+      } else if (!filesChanged || this.pending.has(full)) {
         continue;
       } else if ((what = this.opts.classify(full)) !== undefined) {
         let st: Stats;

@@ -111,4 +111,40 @@ describe('InputWatcher', () => {
       'fifo.csv: a FIFO (named pipe), not a regular file',
     ].sort());
   });
+
+  it('sees the files written while its first scan runs, without a rescan (issue 19 item 18)', async () => {
+    const t = tempDir('watcher-startup-');
+    cleanup = t.cleanup;
+    for (let d = 0; d < 3; d++) {
+      mkdirSync(path.join(t.dir, `day${d}`));
+      writeFileSync(path.join(t.dir, `day${d}`, 'old.BirdNET.results.csv'), 'x');
+    }
+    const stable = new Set<string>();
+    const written: string[] = [];
+    watcher = new InputWatcher({
+      dir: t.dir,
+      stableMs: 50,
+      // No periodic rescan: only the watch itself can find them.
+      rescanIntervalMs: 0,
+      classify: (f: string) => (f.endsWith('.csv') ? true : undefined),
+      isDone: (f) => {
+        // Asked while chokidar walks the folder the first time: the analyzer writes now,
+        // into every folder, between the listing and "running".
+        if (written.length === 0) {
+          for (const dir of ['.', 'day0', 'day1', 'day2']) {
+            const file = path.join(t.dir, dir, 'new.BirdNET.results.csv');
+            writeFileSync(file, 'x');
+            written.push(file);
+          }
+        }
+        return stable.has(f);
+      },
+      onStable: (f) => {
+        stable.add(f);
+      },
+    });
+    await watcher.start();
+    await until('every file written during the first scan stable', () => written.length > 0 && written.every((f) => stable.has(f)), 10_000, () => `stable: ${[...stable].join(', ')}`);
+    expect(stable.size).toBe(3 + written.length);
+  });
 });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import type { Queue } from '../queue/index.js';
 import type { WriteBatch } from '../queue/write-batch.js';
+import { describeUnknownName, unknownConfigNames } from '../policy/name-check.js';
 import { createStationPolicy, type StationPolicy } from '../policy/recording-policy.js';
 import { Labels } from './labels.js';
 import { Spool } from './spool.js';
@@ -55,6 +56,9 @@ export async function createIngestContext(
   const labels = config.input.labels
     ? await Labels.load(config.input.labels, config.input.localizedLabels ?? undefined)
     : undefined;
+  // Said once, at start: a misspelt class or species in the config matches no row, and a
+  // filter the owner believes on is off.
+  if (labels) for (const u of unknownConfigNames(config, labels)) log.warn({ key: u.key, name: u.name, suggestion: u.suggestion }, describeUnknownName(u));
   const format = config.input.format === 'results' || config.input.format === 'analyzerpi' ? 'auto' : config.input.format;
   return {
     queue,

@@ -104,6 +104,25 @@ export class Labels {
     return { kind: 'ambiguous', candidates };
   }
 
+  /**
+   * Whether a name as an operator writes it in the config is one of the labels: a
+   * scientific name, a common name (of either file), or a whole `Scientific_Common` line.
+   */
+  knows(name: string): boolean {
+    const key = nameKey(name);
+    if (this.bySci.has(key) || this.byCommon.has(key)) return true;
+    const cut = name.indexOf('_');
+    return cut > 0 && this.bySci.has(nameKey(name.slice(0, cut))) && this.byCommon.has(nameKey(name.slice(cut + 1)));
+  }
+
+  /** Every scientific and (primary) common name, in file order. */
+  *names(): Generator<string> {
+    for (const entry of this.bySci.values()) {
+      yield entry.scientificName;
+      if (entry.commonName !== entry.scientificName) yield entry.commonName;
+    }
+  }
+
   private add(entry: SpeciesName, primary: boolean): void {
     const sciKey = nameKey(entry.scientificName);
     // The primary file names the species; a localised file only fills gaps.

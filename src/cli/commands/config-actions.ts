@@ -33,12 +33,27 @@ export async function validateAction(flags: ConfigFlags): Promise<void> {
     process.exitCode = EXIT.CONFIG;
     return;
   }
+  const warnings = [...loaded.warnings, ...(await unknownNameWarnings(loaded))];
   if (flags.json) {
-    out.json({ valid: true, file: loaded.path, problems: [], warnings: loaded.warnings, tokenSource: loaded.tokenSource });
+    out.json({ valid: true, file: loaded.path, problems: [], warnings, tokenSource: loaded.tokenSource });
     return;
   }
-  for (const w of loaded.warnings) out.warn(w);
+  for (const w of warnings) out.warn(w);
   out.line(`${out.style.green('valid')}: ${loaded.path ?? 'no config file; defaults and environment'}`);
+}
+
+/** Class and species names in the config that the configured labels file does not know (nothing without `input.labels`). */
+async function unknownNameWarnings(loaded: LoadedConfig): Promise<string[]> {
+  const { input } = loaded.config;
+  if (!input.labels) return [];
+  const [{ Labels }, { describeUnknownName, unknownConfigNames }] = await Promise.all([import('../../ingest/labels.js'), import('../../policy/name-check.js')]);
+  let labels;
+  try {
+    labels = await Labels.load(input.labels, input.localizedLabels ?? undefined);
+  } catch (err) {
+    return [`input.labels: ${(err as Error).message}`];
+  }
+  return unknownConfigNames(loaded.config, labels).map(describeUnknownName);
 }
 
 export async function showAction(flags: ConfigFlags): Promise<void> {

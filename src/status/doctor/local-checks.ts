@@ -98,9 +98,14 @@ async function labelsCheck(config: Config, scan: InputScan): Promise<CheckResult
     return result('labels', title, 'skip', 'not needed for this input (no analyzerpi output)');
   }
   try {
-    const { Labels } = await import('../../ingest/labels.js');
+    const [{ Labels }, { describeUnknownName, unknownConfigNames }] = await Promise.all([import('../../ingest/labels.js'), import('../../policy/name-check.js')]);
     const labels = await Labels.load(file, config.input.localizedLabels ?? undefined);
-    return result('labels', title, 'pass', `${file}: ${labels.size} species${config.input.localizedLabels ? `, localised: ${config.input.localizedLabels}` : ''}`);
+    const found = `${file}: ${labels.size} species${config.input.localizedLabels ? `, localised: ${config.input.localizedLabels}` : ''}`;
+    const unknown = unknownConfigNames(config, labels);
+    if (unknown.length > 0) {
+      return result('labels', title, 'warn', `${found}; ${unknown.map(describeUnknownName).join('; ')}`, 'correct each name to the labels file\'s spelling (a scientific name, a common name, or the whole line)', { unknownNames: unknown });
+    }
+    return result('labels', title, 'pass', found);
   } catch (err) {
     return result('labels', title, 'fail', errorMessage(err), 'point input.labels at the analyzer\'s labels file, readable by the agent\'s user');
   }

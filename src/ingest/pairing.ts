@@ -192,9 +192,16 @@ export class Pairing {
           resolve();
         },
       });
-      this.worker ??= this.work().finally(() => {
-        this.worker = null;
-      });
+      this.startWorker();
+    });
+  }
+
+  /** One worker at a time; a file handed over while it was finishing starts the next. */
+  private startWorker(): void {
+    if (this.worker) return;
+    this.worker = this.work().finally(() => {
+      this.worker = null;
+      if (this.waiting.size > 0) this.startWorker();
     });
   }
 

@@ -1,15 +1,10 @@
 import type { Queue } from './db.js';
 import { UPDATE_DUE_STATES, inOutbox } from './mqtt-state.js';
+import type { NewDetection } from './types.js';
 
-/** A detection whose MQTT message is still to be published. */
-export interface OutboxDetection {
+/** A detection whose MQTT message is still to be published: what was queued of it, with its id and queue time. */
+export interface OutboxDetection extends Pick<NewDetection, 'timestamp' | 'startS' | 'endS' | 'scientificName' | 'commonName' | 'confidence'> {
   id: number;
-  timestamp: string;
-  startS: number;
-  endS: number;
-  scientificName: string;
-  commonName: string;
-  confidence: number;
   createdAt: number;
 }
 

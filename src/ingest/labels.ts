@@ -14,8 +14,8 @@
  *   Unicode normalised (NFC). A name that leads to two different scientific names (in either
  *   file) is ambiguous: that row is an error naming both, never a guess.
  */
-import { readFile } from 'node:fs/promises';
 import { nameKey } from '../policy/names.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFileBounded } from '../system/regular-file.js';
 import { LabelsFileError } from './errors.js';
 
 export interface SpeciesName {
@@ -135,10 +135,23 @@ export class Labels {
   }
 }
 
+/**
+ * The largest labels file read: the real English file is about 200 KB (6522 lines); a
+ * path pointing at a disk image or a log must not be read into memory whole.
+ */
+export const LABELS_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Read like every file the agent opens: a regular file only (a FIFO swapped in would block a
+ * libuv thread for ever, at start and at each reload), a link followed to a regular target
+ * (labels files are often linked from the analyzer's install), and with a bound.
+ */
 async function readLabelsFile(filePath: string): Promise<string> {
   try {
-    return await readFile(filePath, 'utf8');
+    return (await readRegularFileBounded(filePath, LABELS_FILE_MAX_BYTES, { followSymlinks: true })).text;
   } catch (err) {
+    if (err instanceof NotRegularFileError) throw new LabelsFileError(filePath, `not a regular file (${err.kind})`, { cause: err });
+    if (err instanceof FileTooLargeError) throw new LabelsFileError(filePath, `larger than ${LABELS_FILE_MAX_BYTES} bytes, not read`, { cause: err });
     throw new LabelsFileError(filePath, `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, {
       cause: err,
     });

@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LabelsFileError } from '../../src/ingest/errors.js';
-import { Labels, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
+import { LABELS_FILE_MAX_BYTES, Labels, parseLabelLines, resolveSpecies } from '../../src/ingest/labels.js';
 import { nameKey } from '../../src/policy/names.js';
 import { fixture } from '../helpers/paths.js';
 import { DE_LABELS, EN_LABELS, englishLabels, englishWithGermanLabels, realText } from './real-labels.js';
@@ -123,5 +126,50 @@ describe('resolveSpecies', () => {
 
   it('nameKey normalises case, spacing and Unicode form', () => {
     expect(nameKey('  Grauha\u0308ubchen   MEISE ')).toBe('grauhäubchen meise');
+  });
+});
+
+describe('Labels.load: only regular files, read with a bound', () => {
+  let dir: string | undefined;
+  let fifo: string | undefined;
+
+  afterEach(() => {
+    // Without the regular-file check a read of the FIFO waits for a writer for ever, holding
+    // one of libuv's threads: a writer that opens and closes at once ends that read.
+    if (fifo) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody is reading it, as it should be
+      }
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = fifo = undefined;
+  });
+
+  it('refuses a labels file (primary or localised) that is a FIFO, naming the file, instead of blocking on it', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'labels-fifo-'));
+    fifo = path.join(dir, 'Labels.txt');
+    execFileSync('mkfifo', [fifo]);
+    const err = await Labels.load(fifo).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabelsFileError);
+    expect((err as LabelsFileError).message).toContain(fifo);
+    expect((err as LabelsFileError).message).toContain('FIFO');
+
+    const primary = path.join(dir, 'en.txt');
+    writeFileSync(primary, 'Parus major_Great Tit\n');
+    const localized = await Labels.load(primary, fifo).catch((e: unknown) => e);
+    expect(localized).toBeInstanceOf(LabelsFileError);
+    expect((localized as LabelsFileError).fileName).toBe(fifo);
+  });
+
+  it('refuses a labels file larger than its bound without reading it whole', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'labels-big-'));
+    const big = path.join(dir, 'Labels.txt');
+    writeFileSync(big, '');
+    truncateSync(big, LABELS_FILE_MAX_BYTES + 1);
+    const err = await Labels.load(big).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabelsFileError);
+    expect((err as LabelsFileError).message).toContain(`larger than ${LABELS_FILE_MAX_BYTES} bytes`);
   });
 });

@@ -21,8 +21,24 @@ export class OuterTransaction {
     private readonly what: string,
   ) {}
 
-  /** Runs `fn` in one transaction, committed durably: its result, and whether it wrote (a commit that wrote nothing costs no fsync). */
-  static run<T>(q: Queue, what: string, fn: () => T): { value: T; wrote: boolean } {
+  /**
+   * Runs `fn` in one transaction: its result, and whether it wrote (a commit that wrote
+   * nothing costs no fsync). Committed durably (`synchronous=FULL`: the WAL is fsynced)
+   * unless `durable: false`, which commits with `synchronous=NORMAL`: the commit is in
+   * the WAL, which survives the process's death (SIGKILL, a crash) but not a power cut
+   * until the next durable commit fsyncs the WAL, and with it every commit before.
+   */
+  static run<T>(q: Queue, what: string, fn: () => T, options: { durable?: boolean } = {}): { value: T; wrote: boolean } {
+    const durable = options.durable ?? true;
+    if (!durable) {
+      if (q.db.inTransaction) throw new QueueError('ERR_QUEUE', `${what} cannot begin inside another transaction on ${q.path}`);
+      q.db.pragma('synchronous = NORMAL');
+      try {
+        return OuterTransaction.run(q, what, fn);
+      } finally {
+        q.db.pragma('synchronous = FULL');
+      }
+    }
     const tx = new OuterTransaction(q, what);
     tx.begin();
     let value: T;

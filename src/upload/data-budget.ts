@@ -6,9 +6,10 @@ import { DateTime } from 'luxon';
  * they leave (an upload cut off half-way still cost its bytes on a metered link).
  * Once the day's bytes reach the budget, audio waits for the next local midnight.
  *
- * The count survives restarts: it is kept in the queue's meta table, written when an
- * upload ends and at stop (not per chunk: the SD card counts writes), so a crash loses
- * at most the bytes of the uploads in flight.
+ * The count survives restarts: it is kept in the queue's meta table, written with the
+ * upload's outcome (in the uploader's group commit, no commit of its own) and at stop
+ * (not per chunk: the SD card counts writes), so a crash loses at most the bytes of the
+ * uploads in flight. Without a budget nothing is written: the count would serve nothing.
  *
  * The day only moves forward. A clock behind (a boot before NTP, a run with the clock a
  * day back) keeps counting into the latest day seen, so what was spent today is not lost
@@ -90,9 +91,9 @@ export class DailyBudget {
     return { limit: this.limit, usedToday: used, left: Math.max(0, this.limit - used), renewsAt: dayAfter(this.current.day, this.zone) };
   }
 
-  /** Writes the count when it changed since the last write. */
+  /** Writes the count when it changed since the last write (and only with a budget). */
   flush(): void {
-    if (!this.dirty) return;
+    if (!this.dirty || this.limit === null) return;
     this.store.save({ ...this.current });
     this.dirty = false;
   }

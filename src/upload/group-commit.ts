@@ -6,11 +6,17 @@
  * runs wait for the next one and are recorded together, each in its own savepoint,
  * and the uploader's next claim runs in the same transaction: one fsync for many items.
  *
- * Exactly once does not weaken:
+ * Exactly once, and what a power cut may cost:
  * - a claim is committed before its request goes out (the caller launches only after
- *   {@link GroupCommit.commit} returns), so a send always finds its item `sending`
- *   after a crash, which start-up recovery makes `unknown` (reconciled before any new
- *   post);
+ *   {@link GroupCommit.commit} returns), so after the process dies (a crash, SIGKILL,
+ *   an OOM kill) a send always finds its item `sending`, which start-up recovery makes
+ *   `unknown` (reconciled before any new post). A commit of claims alone is not
+ *   fsynced (`synchronous=NORMAL` for it): the WAL holds it in the kernel's cache, which
+ *   outlives the process, and the next commit with an outcome (the claim's own, a few
+ *   hundred milliseconds later) fsyncs the WAL and the claim with it. Only a power cut
+ *   in between loses the claim: the item is `pending` again and may be posted twice (a
+ *   duplicate, never a loss). That saves an fsync per recording (docs/ARCHITECTURE.md,
+ *   "The write path");
  * - an outcome is reported (log, observer, the caller's promise) only once committed.
  *   An outcome lost to a crash before its commit leaves its item `sending`: the same
  *   recovery, and the service already holding it, the id is adopted, not re-posted;
@@ -25,7 +31,7 @@ export interface CommitQueue {
    * that wrote nothing costs no fsync). Refuses to run inside another transaction: its
    * "commit" would then be a savepoint, durable only later.
    */
-  commit<T>(fn: () => T): { value: T; wrote: boolean };
+  commit<T>(fn: () => T, options?: { durable?: boolean }): { value: T; wrote: boolean };
   /** Runs `fn` in a savepoint of the current transaction: if it throws, only its writes are undone. */
   savepoint<T>(fn: () => T): T;
 }
@@ -78,6 +84,8 @@ export class GroupCommit {
     let result: { value: T } | { error: unknown } | undefined;
     let wrote: boolean;
     try {
+      // Outcomes are durable at their commit (an fsync). A commit of claims alone is not:
+      // it reaches the WAL (a SIGKILL keeps it) and is fsynced with the next outcome's.
       ({ wrote } = this.queue.commit(() => {
         for (const w of batch) {
           try {
@@ -91,7 +99,7 @@ export class GroupCommit {
         } catch (error) {
           result = { error };
         }
-      }));
+      }, { durable: batch.length > 0 }));
     } catch (err) {
       for (const w of batch) w.reject(err);
       throw err;

@@ -60,15 +60,9 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem, body:
   if (body.fault) throw body.fault;
   if (!item.spoolPath) throw new AudioFileError(`recording ${item.id}`, 'no-data', 'no audio in the spool');
   const flac = body.flac;
-  let soundscape;
-  try {
-    const source = flac
-      ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length }
-      : { file: item.spoolPath };
-    soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
-  } finally {
-    ctx.link?.audioDone();
-  }
+  // The day's count of the link policy is written with this upload's outcome (the uploader's commit).
+  const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: item.spoolPath };
+  const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
 }
 

@@ -19,7 +19,7 @@ import type { UploadQueue } from './upload-queue.js';
 export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQueue {
   return {
     // Durable before the requests it claims go out: never a savepoint of another transaction.
-    commit: (fn) => OuterTransaction.run(q, 'a group commit', fn),
+    commit: (fn, options) => OuterTransaction.run(q, 'a group commit', fn, options),
     // A transaction function called inside a transaction is a savepoint (better-sqlite3).
     savepoint: (fn) => q.write(fn),
     claimRecordings: (args) => claimRecordings(q, args),

@@ -74,6 +74,13 @@ export interface UploaderStatus {
   lastError: { message: string; code: string; at: number } | null;
 }
 
+/**
+ * The longest an outcome waits for those of the other requests in flight, to share their
+ * commit (an fsync). Detections of one recording are posted together and answer within
+ * milliseconds of each other; a long soundscape upload beside them is not waited for.
+ */
+export const OUTCOME_WAIT_MS = 100;
+
 /** Something other than the service that holds all uploads (an unsynchronised clock). */
 export type HoldCheck = () => string | null;
 
@@ -107,6 +114,8 @@ export class Uploader {
   /** Service ids whose `markUploaded` waits for its commit (not yet visible to `isRemoteIdTaken`). */
   private readonly adopting = new Set<string>();
   private commitScheduled = false;
+  /** Outcomes wait for those of the other requests in flight (at most OUTCOME_WAIT_MS). */
+  private commitTimer: NodeJS.Timeout | null = null;
   /** The current pass took the half-open circuit's one probe permission. */
   private probeTaken = false;
   private readonly abort = new AbortController();
@@ -202,6 +211,8 @@ export class Uploader {
     this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
     // Outcomes recorded by the last tasks were committed by scheduleCommit; nothing waits.
+    if (this.commitTimer) clearTimeout(this.commitTimer);
+    this.commitTimer = null;
     if (this.commits.waiting > 0) this.commitOutcomes();
   }
 
@@ -220,12 +231,22 @@ export class Uploader {
   }
 
   /**
-   * A first outcome waits for its commit: commit once the outcomes that arrived in the
-   * same turn of the event loop (e.g. while the last commit's fsync blocked it) are all
-   * in, together with the next claim (the loop's pass), or alone when stopped.
+   * A first outcome waits for its commit. While other requests are in flight (a
+   * recording's detections go out together and answer within milliseconds of each
+   * other), it waits for their outcomes too, at most {@link OUTCOME_WAIT_MS}: one fsync
+   * for all of them instead of one each. Then it commits once the outcomes that arrived
+   * in the same turn of the event loop are all in, together with the next claim (the
+   * loop's pass), or alone when stopped.
    */
   private scheduleCommit(): void {
-    if (this.commitScheduled) return;
+    if (this.commitScheduled || this.commitTimer) return;
+    if (this.sends > 0 && this.running) {
+      this.commitTimer = setTimeout(() => {
+        this.commitTimer = null;
+        this.scheduleCommit();
+      }, OUTCOME_WAIT_MS);
+      return;
+    }
     this.commitScheduled = true;
     setImmediate(() => {
       this.commitScheduled = false;
@@ -233,6 +254,15 @@ export class Uploader {
       if (this.running && this.wake) this.wake();
       else this.commitOutcomes();
     });
+  }
+
+  /** An outcome was handed to the group commit: the last one of those in flight commits now. */
+  private outcomeArrived(): void {
+    if (this.commitTimer && this.sends === 0) {
+      clearTimeout(this.commitTimer);
+      this.commitTimer = null;
+      this.scheduleCommit();
+    }
   }
 
   private commitOutcomes(): void {
@@ -479,7 +509,12 @@ export class Uploader {
     const key = `${kind}:${result.remoteId}`;
     this.adopting.add(key);
     try {
-      await this.commits.record(() => this.queue.markUploaded(kind, id, result.remoteId));
+      const recorded = this.commits.record(() => {
+        this.queue.markUploaded(kind, id, result.remoteId);
+        if (kind === 'recording') this.options.link?.audioDone();
+      });
+      this.outcomeArrived();
+      await recorded;
     } finally {
       this.adopting.delete(key);
     }
@@ -495,7 +530,13 @@ export class Uploader {
     }
     const outcome = this.handleFailure(kind, item, err, started);
     try {
-      await this.commits.record(outcome.write);
+      const recorded = this.commits.record(() => {
+        outcome.write();
+        // The bytes a failed soundscape upload sent still count toward the day's budget.
+        if (kind === 'recording') this.options.link?.audioDone();
+      });
+      this.outcomeArrived();
+      await recorded;
     } catch (writeErr) {
       if (writeErr instanceof QueueTransitionError) {
         this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${writeErr.message}`);

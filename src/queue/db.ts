@@ -80,7 +80,13 @@ export class Queue {
  * - `journal_mode=WAL`: readers (the CLI's `status`) never block the writer.
  * - `synchronous=FULL`, set explicitly: better-sqlite3's build defaults to NORMAL,
  *   which in WAL mode can lose the last commits on power loss. A station on an SD
- *   card loses power; a lost commit is a lost or duplicated upload.
+ *   card loses power; a lost commit is a lost or duplicated upload. (The uploader's
+ *   commits of claims alone are the one exception, see src/upload/group-commit.ts.)
+ * - `page_size` {@link PAGE_SIZE} for a new file; `wal_autocheckpoint` so that the WAL
+ *   grows to about {@link WAL_CHECKPOINT_BYTES} between checkpoints, whatever the page
+ *   size: a checkpoint copies each page changed since the last one into the database
+ *   once (and costs two fsyncs), so the pages every recording touches (the per-state
+ *   counts, the top of each index) are copied once per some 100 recordings.
  * - `busy_timeout`: the CLI and the daemon open the same file.
  * - `foreign_keys=ON`: a detection's recording must exist.
  * - `journal_size_limit`: the WAL file is truncated back after checkpoints, so a
@@ -97,6 +103,9 @@ export class Queue {
  * reads a page or two more, from the cache).
  */
 export const PAGE_SIZE = 1024;
+
+/** WAL bytes between automatic checkpoints (SQLite's default is 1,000 pages). */
+export const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue {
   const file = path.resolve(dbPath);
@@ -116,6 +125,8 @@ export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue
       throw new QueueError('ERR_QUEUE', `queue database ${file} cannot use WAL journaling (got ${mode})`);
     }
     db.pragma('synchronous = FULL');
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.pragma(`wal_autocheckpoint = ${Math.max(1000, Math.floor(WAL_CHECKPOINT_BYTES / pageSize))}`);
     db.pragma('foreign_keys = ON');
     db.pragma(`journal_size_limit = ${32 * 1024 * 1024}`);
     migrate(db, file);

@@ -315,10 +315,11 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
     const random = seededRandom(SEED + 5);
     const startMs = startDaysAgo(1);
     const recs = planBacklog({ count: 12, startMs, random });
-    // 1.5 MiB with 1 MiB of ballast: a few hundred KB for the database, which its WAL soon fills.
+    // 1.5 MiB with 1.375 MiB of ballast: some hundred KB for the database, which its WAL
+    // soon fills (a recording appends some 40 KB to it: 1 KB pages).
     const station = await smallDiskStation(
       1_536,
-      1_024,
+      1_408,
       (inputDir) => {
         for (const rec of recs) writeAtomically(path.join(inputDir, `${rec.base}.detections.json`), sidecar(rec));
       },

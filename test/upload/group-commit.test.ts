@@ -31,6 +31,32 @@ function setup(detections: number) {
 const claimAll = (queue: ReturnType<typeof bindUploadQueue>, limit: number) => queue.claimDetections({ now: Date.now(), limit, order: 'oldest', noAudioAfterMs: 0 });
 
 describe('GroupCommit', () => {
+  it('fsyncs a commit with outcomes (synchronous=FULL) and not one of claims alone (NORMAL: fsynced with the next outcome)', async () => {
+    const { q, queue, commits, other } = setup(4);
+    const sync = () => q.db.pragma('synchronous', { simple: true }) as number;
+    const NORMAL = 1;
+    const FULL = 2;
+    let during = 0;
+    const claimed = commits.commit(() => {
+      during = sync();
+      return claimAll(queue, 2);
+    });
+    expect(during).toBe(NORMAL);
+    // Committed all the same: another connection (a restart after SIGKILL) sees the claim.
+    expect((other.prepare('SELECT state FROM detections WHERE id = 1').get() as { state: string }).state).toBe('sending');
+    expect(sync()).toBe(FULL);
+
+    const recorded = commits.record(() => queue.markUploaded('detection', claimed[0].id, 7));
+    commits.commit(() => {
+      during = sync();
+      return claimAll(queue, 1);
+    });
+    await recorded;
+    expect(during).toBe(FULL);
+    expect(sync()).toBe(FULL);
+    other.close();
+  });
+
   it('records several outcomes and the next claim in one transaction, durable only after it', async () => {
     const { queue, commits, other, stateSeenByOther, pendingCalls } = setup(6);
     const first = commits.commit(() => claimAll(queue, 3));

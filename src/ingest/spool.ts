@@ -48,7 +48,7 @@ export class Spool {
   /**
    * A hard link only: true when linked, false when the spool is on another
    * filesystem or mount (EXDEV; also inside systemd's ProtectHome, where /home is a
-   * separate mount) or links are refused. Never copies. `handle` is `source` opened
+   * separate mount), links are refused, or the name is gone already. Never copies. `handle` is `source` opened
    * with `openRegularFile`: the link must be to that very file, so a name swapped for
    * a FIFO or a symlink in between is not linked (link(2) would link either).
    */
@@ -59,6 +59,9 @@ export class Spool {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
+      // The analyzer deleted the name between our open and the link: the data lives on
+      // in `handle`, which the caller copies from (or holds) instead of losing the audio.
+      if (code === 'ENOENT' && (await handle.stat()).nlink === 0) return false;
       throw this.wrap(err, source);
     }
     const [opened, linked] = await Promise.all([handle.stat(), lstat(dest)]);

@@ -10,7 +10,7 @@ import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { fixture } from '../helpers/paths.js';
 import { buildWav, guanoChunk, listInfoChunk, rawChunk, type WavSpec } from '../helpers/wav-writer.js';
 import { planBacklog, sidecar, writeAtomically, writeBacklog, type ExpectedDetection, type ExpectedRecording } from './support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, serviceHoldings } from './support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { SEED, seededRandom } from './support/soak.js';
 import { until } from '../helpers/until.js';
 
@@ -209,7 +209,7 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
     );
   }, 40_000);
 
-  it('a truncated WAV whose result waited long enough: its detections go without a soundscape, with a warning naming the WAV (backfill, which does not wait)', async () => {
+  it('a truncated WAV whose result waited long enough: the audio it holds is recovered and uploaded, with a warning saying what was taken (backfill, which does not wait; issue 19 item 14)', async () => {
     world = await createAgentWorld({ config: { upload: { noSoundscapeAfterSec: 1 } } });
     const rec: ExpectedRecording = {
       base: 'truncated',
@@ -233,11 +233,14 @@ describe('bad input: broken, odd and hostile files among good ones', () => {
       q.close();
     }
     const warnings = lines.map((l) => JSON.parse(l) as LogRecord).filter((r) => r.level === 40);
-    expect(warnings.some((r) => r.msg.startsWith(`${wav}: `) && r.msg.endsWith('still incomplete after waiting for it, detections go without a soundscape')), lines.join('')).toBe(true);
+    // 5,000 bytes hold 4,956 of audio after the 44-byte header: 2,478 whole 16-bit frames.
+    const recovered = `${wav}: the WAV header was never finalised (a data size of 96000 bytes, more than the 4956 the file holds); took the 4956 bytes of whole frames the file holds (0.15 s)`;
+    expect(warnings.some((r) => r.msg.startsWith(recovered)), lines.join('')).toBe(true);
 
     await world.startAgent();
-    await until('the detection uploaded', () => (world!.counts().detections.uploaded === 1 ? true : undefined), 10_000);
-    expect(exactlyOnce([rec], await serviceHoldings(world.client), { withoutSoundscape: new Set(['truncated']) })).toEqual(EXACTLY_ONCE);
+    await until('the detection and its soundscape uploaded', () => (world!.counts().detections.uploaded === 1 && world!.counts().recordings.uploaded === 1 ? true : undefined), 10_000);
+    expect(exactlyOnce([rec], await serviceHoldings(world.client))).toEqual(EXACTLY_ONCE);
+    expect(withQueue(world.dataDir, (q) => q.stmt('SELECT duration_s FROM recordings').pluck().all())).toEqual([2_478 / 16_000]);
   });
 });
 

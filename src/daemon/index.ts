@@ -104,9 +104,11 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const now = options.now ?? Date.now;
   const tokenChanged = (t: string) => (options.logger ? undefined : addLogSecrets(log, t));
 
-  const ingest = new IngestComponent(config, ctx, deps);
   const clock = new ClockGate(config, deps);
   const expiry = expiryClock(queue, log, now, () => clock.state === 'synchronized');
+  // Ingest stamps the queue by the expiry clock too: an item queued while the clock is
+  // jumped would otherwise be due, and its gate hold expire, only when that time comes.
+  const ingest = new IngestComponent(config, { ...ctx, queueNow: expiry.now }, deps);
   const housekeeping = new Housekeeping(config, { ...deps, now: expiry.now, sweepIncoming: () => ingest.pairing.sweepIncoming() });
   const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
   // A disk getting low (system/disk.ts), before ingest stops spooling audio at the limit itself.

@@ -36,6 +36,13 @@ export interface IngestContext {
   settleMs?: number;
   log: Logger;
   now?: () => number;
+  /**
+   * The clock the queue's timestamps are written by (created_at, next_attempt_at, the
+   * species gate's expiry, the file marks): the daemon's expiry clock (upload/expiry-clock.ts),
+   * so a wall clock jumped to 2100 does not stamp items due, or holds expiring, 75 years
+   * late once it is right again. Default `now`.
+   */
+  queueNow?: () => number;
   /** Report what would be queued without writing anything. */
   dryRun?: boolean;
   /**

@@ -213,10 +213,11 @@ async function queueRows(ctx: IngestContext, r: Reading): Promise<IngestOutcome>
       let result;
       try {
         result = ctx.queue.write(() => {
-          const queued = rows.length > 0 ? enqueueWithPolicy(ctx.queue, ctx.policy, { recording, detections }, r.nowMs) : null;
+          const queuedAt = ctx.queueNow ? ctx.queueNow() : r.nowMs;
+          const queued = rows.length > 0 ? enqueueWithPolicy(ctx.queue, ctx.policy, { recording, detections }, queuedAt) : null;
           if (batch.last) {
-            addPolicyCounts(ctx.queue, counts, { now: r.nowMs });
-            if (input.found) markFileDone(ctx.queue, input.resultPath, input.found.size, input.found.mtimeMs, kept > 0 ? 'queued' : 'no-detections', null, r.nowMs);
+            addPolicyCounts(ctx.queue, counts, { now: queuedAt });
+            if (input.found) markFileDone(ctx.queue, input.resultPath, input.found.size, input.found.mtimeMs, kept > 0 ? 'queued' : 'no-detections', null, queuedAt);
           }
           return queued;
         });

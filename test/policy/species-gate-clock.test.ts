@@ -68,4 +68,47 @@ describe('species gate and a clock jumped to 2100', () => {
     addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
     await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
   }, 120_000);
+
+  it('a recording ingested while the clock is at 2100 is due, and its gate hold expires, by the right clock once it is back', async () => {
+    await buildCli();
+    world = await createAgentWorld({ config: { filters: { minDetectionsPer24h: 3 } } });
+    // A first start with the right clock, so the queue knows the time.
+    await world.startAgent();
+    await world.stopAgent();
+
+    const agent = startAgentProcess(world.configPath, {
+      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
+    });
+    try {
+      await agent.waitForLine(/station-agent running/, 30_000);
+      addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
+      await until('the magpie queued', () => world!.counts().recordings.pending === 1, 20_000, describeWorld);
+    } finally {
+      await agent.kill('SIGTERM');
+    }
+    expect((await agent.exited).code).toBe(0);
+    // Stamped by the expiry clock, not the jumped wall clock: with 2100 in them the
+    // recording would not be due, nor the hold expire, for 75 years.
+    const latest = Date.now() + 2 * 24 * 3600_000;
+    const q = openQueue(path.join(world.dataDir, 'queue.db'));
+    try {
+      for (const table of ['recordings', 'detections']) {
+        const rows = q.stmt(`SELECT created_at, next_attempt_at FROM ${table}`).all() as { created_at: number; next_attempt_at: number }[];
+        expect(rows).toHaveLength(1);
+        expect(rows[0].created_at).toBeLessThan(latest);
+        expect(rows[0].next_attempt_at).toBeLessThan(latest);
+      }
+      const sightings = q.stmt('SELECT expires_at FROM species_sightings').all() as { expires_at: number }[];
+      expect(sightings).toHaveLength(1);
+      expect(sightings[0].expires_at).toBeLessThan(latest);
+    } finally {
+      q.close();
+    }
+
+    // The right clock again: two more magpies that morning, and the gate lets all three go.
+    await world.startAgent();
+    addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
+    addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
+    await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+  }, 120_000);
 });

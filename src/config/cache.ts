@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile, readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
+import { readRegularFileBounded } from '../system/regular-file.js';
 import type { Config } from './schema.js';
 
 /**
@@ -57,10 +58,16 @@ export async function configCacheKey(inputs: ConfigCacheInputs): Promise<string>
   return createHash('sha256').update(material).digest('hex');
 }
 
+/** A validated config is a few KiB; anything much larger is not ours. */
+const CONFIG_CACHE_MAX_BYTES = 1024 * 1024;
+
 /** The entry in `dataDir` when its key is `key`; null when there is none, it is unreadable or stale. */
 export async function readConfigCache(dataDir: string, key: string): Promise<ConfigCacheEntry | null> {
   try {
-    const entry = JSON.parse(await readFile(path.join(dataDir, CONFIG_CACHE_FILE), 'utf8')) as ConfigCacheEntry;
+    // Read like every file the agent opens (system/regular-file.ts): a FIFO put in its place
+    // would hold a libuv thread, and the start, for ever.
+    const { text } = await readRegularFileBounded(path.join(dataDir, CONFIG_CACHE_FILE), CONFIG_CACHE_MAX_BYTES);
+    const entry = JSON.parse(text) as ConfigCacheEntry;
     return entry.key === key && typeof entry.config === 'object' && entry.config !== null ? entry : null;
   } catch {
     return null;

@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_CACHE_FILE } from '../../src/config/cache.js';
@@ -106,5 +107,21 @@ describe('the config cache', () => {
     writeFileSync(cacheFile(), JSON.stringify(entry));
     expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(7);
     expect((await loadConfig({ path: file, env: {}, cache: false })).config.upload.concurrency).not.toBe(7);
+  });
+
+  it('a cache file swapped for a FIFO is passed over (validated again), never waited on', async () => {
+    const file = writeConfig(dir, config());
+    execFileSync('mkfifo', [cacheFile()]);
+    try {
+      const loaded = await loadConfig({ path: file, env: {} });
+      expect(loaded.config.service.token).toBe(TOKEN);
+    } finally {
+      // Before the fix a read of the FIFO held a libuv thread until a writer came: end it.
+      try {
+        closeSync(openSync(cacheFile(), constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody reads it
+      }
+    }
   });
 });

@@ -1,7 +1,6 @@
 import type { Queue } from './db.js';
 import { formatItemId } from './item-id.js';
-import { refusedOf, selected, type OperatorSelection, type RefusedItem } from './retry-items.js';
-import { transitionWhere } from './state.js';
+import { moveSelected, type OperatorSelection, type RefusedItem } from './retry-items.js';
 import type { ItemState, QueueItem } from './types.js';
 
 export interface DroppedItem {
@@ -29,16 +28,9 @@ export interface DropResult {
 export function dropItems(q: Queue, which: OperatorSelection, options: { now?: number } = {}): DropResult {
   const now = options.now ?? Date.now();
   return q.write(() => {
-    const result: DropResult = { dropped: [], refused: [] };
-    for (const [kind, ids] of selected(which)) {
-      const selection = ids ? { ids: 'SELECT value FROM json_each(@ids)' } : { from: ['failed' as const] };
-      const moved = transitionWhere(q, kind, 'dropped', { ...selection, params: { ids: JSON.stringify(ids ?? []) }, now });
-      for (const item of moved) {
-        result.dropped.push({ item: formatItemId(kind, item.id), from: item.previousState!, value: item });
-      }
-      if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(moved.map((m) => m.id)), refusal));
-    }
-    return result;
+    const { moved, refused } = moveSelected(q, which, 'dropped', { now }, refusal);
+    const dropped = moved.map(({ kind, item }) => ({ item: formatItemId(kind, item.id), from: item.previousState!, value: item }));
+    return { dropped, refused };
   });
 }
 

@@ -19,6 +19,22 @@ export interface Migration {
 
 const STATES = `'pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'`;
 
+/**
+ * The columns of an item's way through the queue, the same in both tables of migration 1.
+ * Part of a released migration: never edit it (the text lands in sqlite_master as written).
+ */
+const ITEM_STATE_COLUMNS = `          state           TEXT NOT NULL CHECK (state IN (${STATES})),
+          prev_state      TEXT CHECK (prev_state IN (${STATES})),
+          attempts        INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at INTEGER NOT NULL,
+          last_error      TEXT,
+          last_error_code TEXT,
+          remote_id       INTEGER,
+          hold_reason     TEXT,
+          reconcile       INTEGER NOT NULL DEFAULT 0,
+          created_at      INTEGER NOT NULL,
+          updated_at      INTEGER NOT NULL,`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -36,17 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
           duration_s      REAL,
           sample_rate     INTEGER,
           filesize        INTEGER,
-          state           TEXT NOT NULL CHECK (state IN (${STATES})),
-          prev_state      TEXT CHECK (prev_state IN (${STATES})),
-          attempts        INTEGER NOT NULL DEFAULT 0,
-          next_attempt_at INTEGER NOT NULL,
-          last_error      TEXT,
-          last_error_code TEXT,
-          remote_id       INTEGER,
-          hold_reason     TEXT,
-          reconcile       INTEGER NOT NULL DEFAULT 0,
-          created_at      INTEGER NOT NULL,
-          updated_at      INTEGER NOT NULL,
+${ITEM_STATE_COLUMNS}
           -- 0: no audio, 1: WAV to encode, 2: FLAC to upload. Claims read their own index range,
           -- so recordings that can never be uploaded (no audio) are not scanned by every claim.
           audio_stage     INTEGER GENERATED ALWAYS AS (
@@ -77,17 +83,7 @@ export const MIGRATIONS: readonly Migration[] = [
           confidence      REAL NOT NULL,
           lat             REAL,
           lon             REAL,
-          state           TEXT NOT NULL CHECK (state IN (${STATES})),
-          prev_state      TEXT CHECK (prev_state IN (${STATES})),
-          attempts        INTEGER NOT NULL DEFAULT 0,
-          next_attempt_at INTEGER NOT NULL,
-          last_error      TEXT,
-          last_error_code TEXT,
-          remote_id       INTEGER,
-          hold_reason     TEXT,
-          reconcile       INTEGER NOT NULL DEFAULT 0,
-          created_at      INTEGER NOT NULL,
-          updated_at      INTEGER NOT NULL,
+${ITEM_STATE_COLUMNS}
           -- The recording's detection_wait: set by the INSERT (enqueue.ts), kept by the trigger
           -- below. A claim reads only the index range of detections that may go, however many
           -- wait for their recordings.

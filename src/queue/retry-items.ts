@@ -1,8 +1,8 @@
 import type { Queue } from './db.js';
 import { getItems } from './get-item.js';
 import { formatItemId } from './item-id.js';
-import { transitionWhere } from './state.js';
-import type { ItemKind, ItemRef, ItemState } from './types.js';
+import { transitionWhere, type TransitionWhere } from './state.js';
+import type { ItemKind, ItemRef, ItemState, QueueItem } from './types.js';
 
 /** Which items an operator op applies to: listed ones, or every failed one (of a kind). */
 export type OperatorSelection = readonly ItemRef[] | { failed: true; kind?: ItemKind };
@@ -30,15 +30,32 @@ export function retryItems(q: Queue, which: OperatorSelection, options: { now?: 
   const now = options.now ?? Date.now();
   const patch = { attempts: 0, nextAttemptAt: now, reconcile: false };
   return q.write(() => {
-    const result: RetryResult = { retried: [], refused: [] };
-    for (const [kind, ids] of selected(which)) {
-      const selection = ids ? { ids: 'SELECT value FROM json_each(@ids)' } : {};
-      const moved = transitionWhere(q, kind, 'pending', { from: ['failed'], ...selection, params: { ids: JSON.stringify(ids ?? []) }, patch, now });
-      result.retried.push(...moved.map((item) => ({ kind, id: item.id })));
-      if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(moved.map((m) => m.id)), (state) => `it is ${state}; only failed items are retried`));
-    }
-    return result;
+    const { moved, refused } = moveSelected(q, which, 'pending', { from: ['failed'], patch, now }, (state) => `it is ${state}; only failed items are retried`);
+    return { retried: moved.map(({ kind, item }) => ({ kind, id: item.id })), refused };
   });
+}
+
+/**
+ * An operator op's one move: the selected items of each kind to `to` (listed ones from
+ * `from`, or from any state the state table allows when `from` is not given; without a
+ * list, every item in `from`, `failed` by default), and the listed items that did not
+ * move, each with its state and `reason`. The caller holds the transaction.
+ */
+export function moveSelected(
+  q: Queue,
+  which: OperatorSelection,
+  to: ItemState,
+  options: Pick<TransitionWhere, 'from' | 'patch' | 'now'>,
+  reason: (state: ItemState) => string,
+): { moved: { kind: ItemKind; item: QueueItem }[]; refused: RefusedItem[] } {
+  const result: { moved: { kind: ItemKind; item: QueueItem }[]; refused: RefusedItem[] } = { moved: [], refused: [] };
+  for (const [kind, ids] of selected(which)) {
+    const selection = ids ? { ids: 'SELECT value FROM json_each(@ids)', from: options.from } : { from: options.from ?? ['failed' as const] };
+    const items = transitionWhere(q, kind, to, { ...options, ...selection, params: { ids: JSON.stringify(ids ?? []) } });
+    result.moved.push(...items.map((item) => ({ kind, item })));
+    if (ids) result.refused.push(...refusedOf(q, kind, ids, new Set(items.map((m) => m.id)), reason));
+  }
+  return result;
 }
 
 /** The selection grouped by kind; `null` ids means every failed item of the kind. */

@@ -10,11 +10,9 @@
  * analyzerpi names the JSON file itself in `file_name`; the audio file is that name without
  * `.json`. Extra fields are tolerated.
  */
-import { ResultFileError } from '../errors.js';
 import { resolveSpecies } from '../labels.js';
 import type { ParseContext, ParsedDetection, ParsedResultFile, RowError } from '../types.js';
-import { readJson } from './json-common.js';
-import { arrayElementLines } from './json-lines.js';
+import { detectionEntries, readJson } from './json-common.js';
 import { ShapeCheck } from './json-shape.js';
 import { baseNameAnyOs, rowError } from './text.js';
 
@@ -28,15 +26,9 @@ export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   const fileName = doc && check.text(doc, 'file_name');
   if (doc) check.number(doc, 'delay', { optional: true });
   const entries = doc && check.array(doc, 'detections');
-  if (!entries || check.problems.length > 0) {
-    const problems = check.problems.map((i) => `${i.path}: ${i.message}`);
-    throw new ResultFileError(ctx.fileName, `not a valid analyzerpi result: ${problems.join('; ')}`);
-  }
-  const lines = arrayElementLines(text, 'detections');
   const detections: ParsedDetection[] = [];
   const errors: RowError[] = [];
-  entries.forEach((entry, i) => {
-    const line = lines[i] ?? 1;
+  detectionEntries(text, ctx, check, entries, 'analyzerpi result').forEach(({ entry, line }, i) => {
     const row = new ShapeCheck(['detections', i]);
     const d = row.object(entry);
     const start = d && row.number(d, 'start', { min: 0 });

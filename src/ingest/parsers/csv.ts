@@ -7,8 +7,7 @@
  *   start time, which does not matter here (rows are kept in file order).
  * Quoted fields follow RFC 4180, so a localised name like `"Grey Heron, Common"` stays whole.
  */
-import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, TableParser, type TableSpec } from './table.js';
+import { tableFormat, type TableSpec } from './table.js';
 
 const CSV: TableSpec = {
   what: 'CSV results',
@@ -26,11 +25,4 @@ const CSV: TableSpec = {
   requiredOneOf: [['scientificName', 'commonName']],
 };
 
-export function parse(text: string, ctx: ParseContext): ParsedResultFile {
-  return { format: 'csv', ...parseTable(text, ctx, CSV) };
-}
-
-/** The same parse, fed line by line (streaming ingest). */
-export function createParser(ctx: ParseContext): TableParser {
-  return new TableParser(ctx, CSV);
-}
+export const { parse, createParser } = tableFormat('csv', CSV);

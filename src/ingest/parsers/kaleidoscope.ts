@@ -3,8 +3,7 @@
  * `INDIR,FOLDER,IN FILE,OFFSET,DURATION,scientific_name,common_name,confidence,lat,lon,week,overlap,sensitivity`.
  * OFFSET is the start in seconds and DURATION the length, so end = OFFSET + DURATION.
  */
-import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, TableParser, type TableSpec } from './table.js';
+import { tableFormat, type TableSpec } from './table.js';
 
 const KALEIDOSCOPE: TableSpec = {
   what: 'Kaleidoscope CSV',
@@ -22,11 +21,4 @@ const KALEIDOSCOPE: TableSpec = {
   requiredOneOf: [['scientificName', 'commonName']],
 };
 
-export function parse(text: string, ctx: ParseContext): ParsedResultFile {
-  return { format: 'kaleidoscope', ...parseTable(text, ctx, KALEIDOSCOPE) };
-}
-
-/** The same parse, fed line by line (streaming ingest). */
-export function createParser(ctx: ParseContext): TableParser {
-  return new TableParser(ctx, KALEIDOSCOPE);
-}
+export const { parse, createParser } = tableFormat('kaleidoscope', KALEIDOSCOPE);

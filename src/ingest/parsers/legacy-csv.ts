@@ -2,8 +2,7 @@
  * Legacy semicolon CSV of early analyzer versions, named after the audio file (`foo.wav.csv`):
  * `Start (s);End (s);Scientific name;Common name;Confidence`.
  */
-import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, TableParser, type TableSpec } from './table.js';
+import { tableFormat, type TableSpec } from './table.js';
 
 const LEGACY: TableSpec = {
   what: 'legacy results',
@@ -20,11 +19,4 @@ const LEGACY: TableSpec = {
   requiredOneOf: [['scientificName', 'commonName']],
 };
 
-export function parse(text: string, ctx: ParseContext): ParsedResultFile {
-  return { format: 'legacy-csv', ...parseTable(text, ctx, LEGACY) };
-}
-
-/** The same parse, fed line by line (streaming ingest). */
-export function createParser(ctx: ParseContext): TableParser {
-  return new TableParser(ctx, LEGACY);
-}
+export const { parse, createParser } = tableFormat('legacy-csv', LEGACY);

@@ -8,8 +8,7 @@
  * A table whose only row is the dummy `nocall` row (species code and common name `nocall`,
  * written so that tables can be combined) has zero detections.
  */
-import type { ParseContext, ParsedResultFile } from '../types.js';
-import { parseTable, TableParser, type TableSpec } from './table.js';
+import { tableFormat, type TableSpec } from './table.js';
 
 const RAVEN: TableSpec = {
   what: 'Raven selection table',
@@ -29,11 +28,4 @@ const RAVEN: TableSpec = {
   requiredOneOf: [['commonName', 'scientificName']],
 };
 
-export function parse(text: string, ctx: ParseContext): ParsedResultFile {
-  return { format: 'raven', ...parseTable(text, ctx, RAVEN, { skipNocall: true }) };
-}
-
-/** The same parse, fed line by line (streaming ingest). */
-export function createParser(ctx: ParseContext): TableParser {
-  return new TableParser(ctx, RAVEN, { skipNocall: true });
-}
+export const { parse, createParser } = tableFormat('raven', RAVEN, { skipNocall: true });

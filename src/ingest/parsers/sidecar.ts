@@ -9,11 +9,9 @@
  * checked first: a failure there is a ResultFileError. Each detection is then checked on its
  * own, so one bad entry is a RowError (naming its JSON path and line) and the rest still count.
  */
-import { ResultFileError } from '../errors.js';
 import { resolveSpecies } from '../labels.js';
 import type { ParseContext, ParsedDetection, ParsedResultFile, RowError } from '../types.js';
-import { readJson } from './json-common.js';
-import { arrayElementLines } from './json-lines.js';
+import { detectionEntries, readJson } from './json-common.js';
 import { ShapeCheck } from './json-shape.js';
 import { rowError } from './text.js';
 
@@ -43,15 +41,9 @@ export function parse(text: string, ctx: ParseContext): ParsedResultFile {
   /** The analysed audio file's name, when it differs from the sidecar's base name. */
   const audioFile = doc && check.name(doc, 'audioFile', true);
   const entries = doc && check.array(doc, 'detections');
-  if (!entries || check.problems.length > 0) {
-    const problems = check.problems.map((i) => `${i.path}: ${i.message}`);
-    throw new ResultFileError(ctx.fileName, `not a valid detections sidecar: ${problems.join('; ')}`);
-  }
-  const lines = arrayElementLines(text, 'detections');
   const detections: ParsedDetection[] = [];
   const errors: RowError[] = [];
-  entries.forEach((entry, i) => {
-    const line = lines[i] ?? 1;
+  detectionEntries(text, ctx, check, entries, 'detections sidecar').forEach(({ entry, line }, i) => {
     const checked = checkDetection(entry, i);
     if (!checked.detection) {
       for (const issue of checked.problems) errors.push(rowError(ctx, line, issue.path, issue.message));

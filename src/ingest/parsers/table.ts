@@ -5,7 +5,7 @@
  */
 import { resolveSpecies } from '../labels.js';
 import { ResultFileError } from '../errors.js';
-import type { ParseContext, ParsedDetection, RowError } from '../types.js';
+import type { ParseContext, ParsedDetection, ParsedResultFile, ResultFormat, RowError } from '../types.js';
 import { splitCsvRecords, type CsvRecord } from './csv-rows.js';
 import { parseLines, type LineParser } from './line-parser.js';
 import { baseNameAnyOs, checkTimesAndConfidence, parseDecimal, quote, rowError } from './text.js';
@@ -243,4 +243,19 @@ export function parseTable(
   parseLines(parser, text);
   const { detections, errors, audioFileName } = parser;
   return audioFileName === undefined ? { detections, errors } : { detections, errors, audioFileName };
+}
+
+/**
+ * A table format's two entry points over its one spec: `parse` (the whole text) and
+ * `createParser` (the same parse, fed line by line: streaming ingest).
+ */
+export function tableFormat(
+  format: ResultFormat,
+  spec: TableSpec,
+  options: RowOptions = {},
+): { parse: (text: string, ctx: ParseContext) => ParsedResultFile; createParser: (ctx: ParseContext) => TableParser } {
+  return {
+    parse: (text, ctx) => ({ format, ...parseTable(text, ctx, spec, options) }),
+    createParser: (ctx) => new TableParser(ctx, spec, options),
+  };
 }

@@ -25,3 +25,16 @@ describe('docs/ARCHITECTURE.md: the folder table', () => {
     expect(order).toEqual([...order].sort((a, b) => a - b));
   });
 });
+
+describe('docs/ARCHITECTURE.md: the import ranks', () => {
+  it('lists the ranks of eslint.boundaries.js, in order', async () => {
+    const { RANKS } = await import('../../eslint.boundaries.js');
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+    const table = [...doc.matchAll(/^\| (\d+) \| ((?:`[^`]+`(?:, )?)+) \|/gm)].map((m) => ({
+      rank: Number(m[1]),
+      folders: [...m[2].matchAll(/`([^`]+)`/g)].map((f) => f[1]),
+    }));
+    expect(table.map((r) => r.rank)).toEqual(RANKS.map((_, i) => i + 1));
+    expect(table.map((r) => r.folders)).toEqual(RANKS);
+  });
+});

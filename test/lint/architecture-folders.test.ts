@@ -38,3 +38,18 @@ describe('docs/ARCHITECTURE.md: the import ranks', () => {
     expect(table.map((r) => r.folders)).toEqual(RANKS);
   });
 });
+
+describe('docs/ARCHITECTURE.md: the packages', () => {
+  it('names each package folder with its package.json name, and says which a station installs', () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z]+)\/` \| ([^|]+) \| [^|]+ \| (yes|no)\b/gm)].map((m) => ({ folder: m[1], pkg: m[2].trim(), station: m[3] }));
+    expect(rows.map((r) => r.folder)).toEqual(['src', 'emulator', 'demo', 'bench']);
+    const root = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { name: string; workspaces: string[]; files: string[] };
+    for (const row of rows) {
+      const own = row.folder === 'src' ? root.name : root.workspaces.includes(row.folder) ? (JSON.parse(readFileSync(path.join(REPO_ROOT, row.folder, 'package.json'), 'utf8')) as { name: string }).name : null;
+      if (own) expect(row.pkg, row.folder).toContain(`\`${own}\``);
+      // A station installs the root package's files: dist/ of src, never a workspace.
+      expect(row.station, row.folder).toBe(row.folder === 'src' ? 'yes' : 'no');
+    }
+  });
+});

@@ -81,6 +81,8 @@ export interface StatusReport {
     low: boolean | null;
     spoolFiles: number;
     spoolBytes: number;
+    /** The spool copies each recording's audio (no hard link across mounts): what it costs a day. */
+    audioCopy: { why: string; bytesPerRecording: number; bytesPerDay: number; estimated: boolean } | null;
   };
   /** From the running daemon, else asked of the system now (timesyncd, timedatectl). */
   clock: { state: ClockState; source: 'daemon' | 'system' };
@@ -138,6 +140,9 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
   // stage's link policy (windows, budget, pacing streams) only once it reports on it.
   const linkPolicy = import('../upload/link-policy.js');
 
+  const audioCopy = import('../system/audio-copy-cost.js')
+    .then((m) => m.audioCopyCost(config.input.dir, config.dataDir, null))
+    .then((c) => (c.copies ? { why: c.why!, bytesPerRecording: c.bytesPerRecording, bytesPerDay: c.bytesPerDay, estimated: c.estimated } : null));
   const stored = queueExists(config.dataDir) ? await readQueue(config) : null;
   const now = options.now ?? Date.now();
   const runtime = stored?.runtime ?? null;
@@ -179,6 +184,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       low: freeNow === null ? null : isDiskLow(freeNow, config.disk.minFreeMb),
       spoolFiles: stored?.spool.files ?? 0,
       spoolBytes: stored?.spool.bytes ?? 0,
+      audioCopy: await audioCopy,
     },
     clock: live ? { state: live.clock, source: 'daemon' } : { state: await systemClock, source: 'system' },
     configSync: runtime

@@ -59,8 +59,8 @@ describe('station-agent doctor', () => {
     const json = parseJson(result);
     expect(json.ok).toBe(true);
     const checks = checksOf(result.stdout);
-    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'queue', 'disk', 'flac', 'inotify', 'mqtt', 'alert']);
-    for (const id of ['config', 'service', 'token', 'input', 'labels', 'spool', 'queue', 'disk', 'flac']) {
+    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'audio-copy', 'queue', 'disk', 'flac', 'inotify', 'mqtt', 'alert']);
+    for (const id of ['config', 'service', 'token', 'input', 'labels', 'spool', 'audio-copy', 'queue', 'disk', 'flac']) {
       expect(checks.get(id)?.status, `${id}: ${checks.get(id)?.detail}`).toBe('pass');
     }
     expect(['pass', 'warn']).toContain(checks.get('clock')!.status);
@@ -69,6 +69,7 @@ describe('station-agent doctor', () => {
     expect(checks.get('flac')!.detail).toMatch(/encoded and verified a test tone with .* \(upload\.flacEncoder auto\)/);
     expect(checks.get('flac')!.data).toMatchObject({ flacEncoder: 'auto', engine: expect.any(String) });
     expect(['pass', 'skip']).toContain(checks.get('inotify')!.status);
+    expect(checks.get('audio-copy')!.detail).toMatch(/one mount: the spool hard-links/);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 

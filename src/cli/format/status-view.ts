@@ -35,6 +35,9 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   const d = report.disk;
   const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
   rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);
+  if (d.audioCopy) {
+    rest.push(['  audio copied', s.yellow(`${formatBytes(d.audioCopy.bytesPerDay)} a day onto the card (${formatBytes(d.audioCopy.bytesPerRecording)} per recording${d.audioCopy.estimated ? ', estimated' : ''}): ${d.audioCopy.why}`)]);
+  }
   const clock = { synchronized: s.green('synchronized'), unsynchronized: s.red('not synchronized'), unknown: s.yellow('unknown') }[report.clock.state];
   rest.push(['Clock', report.clock.source === 'daemon' ? clock : `${clock} (asked of the system: no running daemon)`]);
   if (report.configSync) {

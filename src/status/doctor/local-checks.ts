@@ -191,6 +191,24 @@ export async function queueCheck(config: Config): Promise<CheckResult> {
   }
 }
 
+/** Whether the spool copies each recording's audio onto the card, and what that costs a day. */
+export async function audioCopyCheck(config: Config): Promise<CheckResult> {
+  const { audioCopyCost } = await import('../../system/audio-copy-cost.js');
+  const cost = await audioCopyCost(config.input.dir, config.dataDir, null);
+  const title = 'audio taken without a copy';
+  const data = { ...cost };
+  if (!cost.copies) return result('audio-copy', title, 'pass', `input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
+  const perDay = `${(cost.bytesPerDay / 1e9).toFixed(1)} GB a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${5_760} recordings)`;
+  return result(
+    'audio-copy',
+    title,
+    'warn',
+    `${cost.why}: each recording's audio is copied onto the card before its upload, about ${perDay}`,
+    'put the analyzer\'s folder and dataDir on one file system, or keep the RAM disk and accept the copy (docs/INSTALL.md, "An analyzer folder on a RAM disk")',
+    data,
+  );
+}
+
 export async function diskCheck(config: Config): Promise<CheckResult> {
   const free = await freeBytesNear(config.dataDir);
   const min = minFreeBytes(config.disk.minFreeMb);

@@ -1,0 +1,114 @@
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * What the spool costs the card when it cannot hard-link the analyzer's audio: a link
+ * needs `input.dir` and the spool (`dataDir`) on one mount, else every recording's audio
+ * is copied onto the card (a RAM-disk analyzer folder, another card, and the installed
+ * unit's `ProtectHome=read-only`, which mounts /home apart from the state directory).
+ * `doctor` and `status` say it per day; docs/INSTALL.md gives the owner's choices.
+ */
+export interface AudioCopyCost {
+  /** The spool copies each recording's audio (no hard link possible). */
+  copies: boolean;
+  /** Why, in words (null when it links). */
+  why: string | null;
+  /** Audio bytes of a recording: the queue's recent WAVs, or a 15 s 48 kHz mono WAV. */
+  bytesPerRecording: number;
+  /** `bytesPerRecording` is that estimate, not measured. */
+  estimated: boolean;
+  /** At one recording every 15 s. */
+  bytesPerDay: number;
+}
+
+/** One recording every 15 s, all day. */
+export const RECORDINGS_PER_DAY = 5_760;
+/** A 15 s, 48 kHz, 16-bit mono WAV with its 44-byte header. */
+export const TYPICAL_WAV_BYTES = 15 * 48_000 * 2 + 44;
+
+/**
+ * @param measuredBytes the average audio size of the queue's recent recordings, when known
+ * @param mountinfo this process's mount table (`/proc/self/mountinfo`), for tests
+ */
+export async function audioCopyCost(inputDir: string, dataDir: string, measuredBytes: number | null, mountinfo?: string): Promise<AudioCopyCost> {
+  const bytesPerRecording = measuredBytes && measuredBytes > 0 ? Math.round(measuredBytes) : TYPICAL_WAV_BYTES;
+  const why = await whyCopied(inputDir, dataDir, mountinfo);
+  return {
+    copies: why !== null,
+    why,
+    bytesPerRecording,
+    estimated: !(measuredBytes && measuredBytes > 0),
+    bytesPerDay: why === null ? 0 : bytesPerRecording * RECORDINGS_PER_DAY,
+  };
+}
+
+async function whyCopied(inputDir: string, dataDir: string, given?: string): Promise<string | null> {
+  const [input, data] = await Promise.all([existingReal(inputDir), existingReal(dataDir)]);
+  let table: string;
+  try {
+    table = given ?? (await readFile('/proc/self/mountinfo', 'utf8'));
+  } catch {
+    return null; // not Linux: nothing to say
+  }
+  const mounts = parseMountinfo(table);
+  const a = mountOf(mounts, input);
+  const b = mountOf(mounts, data);
+  if (a && b && a.id !== b.id) {
+    const ram = a.fsType === 'tmpfs' || a.fsType === 'ramfs';
+    return `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`;
+  }
+  // The installed unit (systemd/station-agent.service) has ProtectHome=read-only: in its
+  // namespace /home is a mount of its own, so an analyzer folder under it is copied.
+  if (isUnder(input, '/home') && !isUnder(data, '/home') && data.startsWith('/var/lib/')) {
+    return `input.dir ${inputDir} is under /home, which the service's sandbox (ProtectHome=read-only) mounts apart from dataDir ${dataDir}`;
+  }
+  return null;
+}
+
+interface Mount {
+  id: string;
+  point: string;
+  fsType: string;
+}
+
+function parseMountinfo(table: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of table.split('\n')) {
+    const fields = line.split(' ');
+    const dash = fields.indexOf('-');
+    if (fields.length < 5 || dash < 0) continue;
+    // Octal escapes (\040 for a space) in mount points.
+    const point = fields[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    mounts.push({ id: fields[0], point, fsType: fields[dash + 1] ?? '' });
+  }
+  return mounts;
+}
+
+/** The mount a path is on: the last-listed mount whose point is its longest prefix. */
+function mountOf(mounts: Mount[], file: string): Mount | undefined {
+  let best: Mount | undefined;
+  for (const m of mounts) {
+    if (isUnder(file, m.point) && (!best || m.point.length >= best.point.length)) best = m;
+  }
+  return best;
+}
+
+function isUnder(file: string, dir: string): boolean {
+  return dir === '/' || file === dir || file.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** The real path of `dir`: its nearest existing parent resolved, the rest kept (a dataDir not created yet). */
+async function existingReal(dir: string): Promise<string> {
+  let current = path.resolve(dir);
+  let rest = '';
+  for (;;) {
+    try {
+      return path.join(await realpath(current), rest);
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.join(current, rest);
+      rest = path.join(path.basename(current), rest);
+      current = parent;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { audioCopyCost, RECORDINGS_PER_DAY, TYPICAL_WAV_BYTES } from '../../src/system/audio-copy-cost.js';
+import { tempDir } from '../helpers/paths.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+const MOUNTINFO = [
+  '22 1 8:2 / / rw,relatime - ext4 /dev/mmcblk0p2 rw',
+  '30 22 0:40 / /run/analyzer rw,nosuid - tmpfs tmpfs rw,size=65536k',
+  '31 22 8:2 /home /home ro,relatime - ext4 /dev/mmcblk0p2 rw',
+].join('\n');
+
+describe('what the spool costs when it cannot hard-link the audio', () => {
+  it('a RAM-disk analyzer folder: every recording copied, per day at one every 15 s', async () => {
+    const cost = await audioCopyCost('/run/analyzer/StreamData', '/var/lib/station-agent', null, MOUNTINFO);
+    expect(cost).toMatchObject({ copies: true, bytesPerRecording: TYPICAL_WAV_BYTES, estimated: true, bytesPerDay: TYPICAL_WAV_BYTES * RECORDINGS_PER_DAY });
+    expect(cost.why).toMatch(/on a RAM disk \(\/run\/analyzer, tmpfs\)/);
+    expect(cost.bytesPerDay).toBe(8_294_653_440);
+  });
+
+  it('a bind mount apart (the sandbox mounts /home on its own): copied, with the measured size', async () => {
+    const cost = await audioCopyCost('/home/pi/BirdSongs/StreamData', '/var/lib/station-agent', 2_000_000, MOUNTINFO);
+    expect(cost).toMatchObject({ copies: true, bytesPerRecording: 2_000_000, estimated: false, bytesPerDay: 2_000_000 * 5_760 });
+  });
+
+  it('one mount: linked, nothing written', async () => {
+    const cost = await audioCopyCost('/srv/analyzer/out', '/srv/station-agent', null, MOUNTINFO);
+    expect(cost).toMatchObject({ copies: false, why: null, bytesPerDay: 0 });
+  });
+
+  it.skipIf(!existsSync('/dev/shm') || !existsSync('/proc/self/mountinfo'))('reads this machine: a folder in /dev/shm and a dataDir on the disk', async () => {
+    const ram = mkdtempSync(path.join('/dev/shm', 'station-agent-test-'));
+    cleanups.push(() => rmSync(ram, { recursive: true, force: true }));
+    const data = tempDir('station-agent-copy-cost-');
+    cleanups.push(data.cleanup);
+    const cost = await audioCopyCost(ram, path.join(data.dir, 'not-created-yet'), null);
+    expect(cost.copies).toBe(true);
+    expect(cost.why).toMatch(/RAM disk/);
+    expect((await audioCopyCost(path.join(data.dir, 'a'), path.join(data.dir, 'b'), null)).copies).toBe(false);
+  });
+});

@@ -1,3 +1,4 @@
+import type { ItemKind } from '../queue/index.js';
 import type { UploadOutcome } from '../upload/ports.js';
 import type { MqttMessageKind } from '../mqtt/publisher.js';
 
@@ -11,7 +12,7 @@ export interface DaemonEvents {
   /** Items became sendable (encoded, compacted, time holds released, clock trusted): the uploader looks now. */
   sendable: void;
   /** Every upload outcome (metrics, tests). */
-  outcome: { kind: 'recording' | 'detection'; outcome: UploadOutcome; durationMs: number; bytes?: number };
+  outcome: { kind: ItemKind; outcome: UploadOutcome; durationMs: number; bytes?: number };
   /** The service accepts the station token again after a pause. */
   tokenAccepted: void;
   mqttPublished: { kind: MqttMessageKind; count: number };

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../wire/redact.js';
-import type { FileInError, Queue, StateCounts } from '../queue/index.js';
+import type { FileInError, ItemKind, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytesNear, isDiskLow, minFreeBytes } from '../system/disk.js';
@@ -243,7 +243,7 @@ function linkReport(
 interface StoredState {
   counts: { recordings: StateCounts; detections: StateCounts; oldestPendingAt: number | null };
   spool: { files: number; bytes: number };
-  held: Record<'recording' | 'detection', Record<string, number>>;
+  held: Record<ItemKind, Record<string, number>>;
   filesInError: { count: number; latest: FileInError[] };
   runtime: RuntimeSnapshot | null;
   lastSuccessAt: number | undefined;

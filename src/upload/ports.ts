@@ -5,6 +5,7 @@ import type {
   Soundscape,
   StatsResponse,
 } from '../wire/types.js';
+import type { ItemKind } from '../queue/index.js';
 import type { ReconcileApi } from './reconcile.js';
 
 /**
@@ -21,7 +22,7 @@ export interface UploadApi extends ReconcileApi {
 
 /** Measurements the uploader reports (metrics and status subscribe to them). */
 export interface UploadObserver {
-  outcome?(kind: 'recording' | 'detection', outcome: UploadOutcome, durationMs: number, bytes?: number): void;
+  outcome?(kind: ItemKind, outcome: UploadOutcome, durationMs: number, bytes?: number): void;
   /** The service accepts the station token again after a pause. */
   tokenAccepted?(): void;
 }

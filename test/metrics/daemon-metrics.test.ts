@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_LABELS_FILE, writeSampleFolder } from '../../demo/src/sample-data.js';
 import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../demo/src/sample-plan.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { until } from '../helpers/until.js';
 import { parseSamples, valueOf } from './prometheus-text.js';
 
 /**
@@ -78,15 +79,17 @@ describe('metrics of a running daemon', () => {
     const url = metricsUrl(world);
     await writeSampleFolder(world.inputDir, planSamples({ zone: 'UTC' }));
 
-    const deadline = Date.now() + 30_000;
-    let body: { ready: boolean; reasons: string[] } | undefined;
-    for (;;) {
-      const res = await fetch(`${url}/readyz`);
-      body = (await res.json()) as { ready: boolean; reasons: string[] };
-      if (res.status === 503 && body.reasons.some((r) => r.includes('uploads are paused'))) break;
-      if (Date.now() > deadline) throw new Error(`never became unready for the token: ${JSON.stringify(body)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let last: { ready: boolean; reasons: string[] } | undefined;
+    const body = await until(
+      'readyz unready for the token',
+      async () => {
+        const res = await fetch(`${url}/readyz`);
+        last = (await res.json()) as { ready: boolean; reasons: string[] };
+        return res.status === 503 && last.reasons.some((r) => r.includes('uploads are paused')) && last;
+      },
+      30_000,
+      () => JSON.stringify(last),
+    );
     expect(body.ready).toBe(false);
     expect(JSON.stringify(body)).not.toContain('not-a-station-token');
     const samples = parseSamples(await (await fetch(`${url}/metrics`)).text());

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DetectionPayload, DetectionUpdatePayload, StatePayload } from '../../src/mqtt/topics.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli, runCli } from '../helpers/cli.js';
+import { until } from '../helpers/until.js';
 import { createBroker, requireMosquitto, subscribe, type Broker, type Subscriber } from '../helpers/mosquitto.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 
@@ -74,13 +75,17 @@ run('station-agent run with MQTT, end to end (real files, local service, Mosquit
     const env = { STATION_AGENT_CONFIG: world.configPath };
     type Report = { mqtt: { broker: string; connected: boolean; pendingDetections: number } };
     // The daemon's snapshot follows the broker session: on a loaded machine it may lag a little.
-    let status = await runCli(['status', '--json', '--offline'], { env });
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-      const r = JSON.parse(status.stdout) as Report;
-      if (status.code !== 0 || (r.mqtt.connected && r.mqtt.pendingDetections === 0)) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      status = await runCli(['status', '--json', '--offline'], { env });
-    }
+    let last: Awaited<ReturnType<typeof runCli>> | undefined;
+    const status = await until(
+      'status showing the broker connected and nothing pending',
+      async () => {
+        last = await runCli(['status', '--json', '--offline'], { env });
+        const r = JSON.parse(last.stdout) as Report;
+        return (last.code !== 0 || (r.mqtt.connected && r.mqtt.pendingDetections === 0)) && last;
+      },
+      30_000,
+      () => last?.stdout ?? '',
+    );
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as Report;
     expect(report.mqtt).toMatchObject({ connected: true, pendingDetections: 0 });

@@ -113,7 +113,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
   // A disk getting low (system/disk.ts), before ingest stops spooling audio at the limit itself.
   const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.gettingLow });
-  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, clockAheadMs: expiry.ahead, tokenChanged, soundscapes: encoder.soundscapes });
+  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, tokenChanged, soundscapes: encoder.soundscapes });
   const mqtt = new MqttComponent(config, { ...deps, snapshot });
   const sync = new ConfigSyncComponent(config, { ...deps, client });
   const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });

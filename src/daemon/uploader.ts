@@ -19,8 +19,6 @@ export interface UploaderDeps {
   hold: HoldCheck;
   /** The wall clock of the link policy (windows, budget); tests move it. */
   now: () => number;
-  /** How far the wall clock is ahead of `now` when `now` is the expiry clock (0 unless it jumped). */
-  clockAheadMs?: () => number;
   /** A new token is also a secret the logger must redact. */
   tokenChanged: (token: string) => void;
   /** The encode step: WAVs encoded into memory just before their upload. */
@@ -68,7 +66,9 @@ export class UploaderComponent implements Component {
         stopGraceMs: Math.min(5_000, config.service.timeoutMs),
         link: this.link,
         audioWithheld: () => this.audioWithheld,
-        clockAheadMs: deps.clockAheadMs,
+        // Due times and waits by the expiry clock, like ingest's stamps: a retry put off
+        // while the clock is at 2100 must not wait for 2100 once the clock is right.
+        now: deps.now,
         soundscapes: deps.soundscapes,
       },
       deps.hold,

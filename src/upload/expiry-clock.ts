@@ -76,8 +76,6 @@ export class ExpiryClock {
     return reference;
   };
 
-  /** How far the wall clock is ahead of {@link now} (0 unless it jumped): waits measured by the wall clock add this. */
-  readonly ahead = (): number => Math.max(0, this.wall() - this.now());
 
   private trust(wall: number, mono: number): number {
     this.offset = wall - mono;

@@ -27,12 +27,6 @@ export interface UploaderOptions {
    */
   audioWithheld?: () => boolean;
   /**
-   * How far the wall clock is ahead of the expiry clock (expiry-clock.ts): 0 unless it
-   * jumped. The no-soundscape wait is an expiry too: a jumped clock must not send
-   * detections without their soundscape early.
-   */
-  clockAheadMs?: () => number;
-  /**
    * The least time between an unknown outcome and the lookup that reconciles it. The
    * real service goes on storing a request after the client gave up on it, so looking
    * too soon finds nothing and the re-post duplicates. Default 0 (tests); the daemon
@@ -363,7 +357,7 @@ export class Uploader {
     const soundscapePause = this.pauses.get('soundscape-format-rejected');
     const audioWithheld = this.options.audioWithheld?.() === true;
     // What detections whose soundscape waits (or will never come) wait for: the claim and the next wake read the same.
-    const noAudioAfterMs = this.options.noSoundscapeAfterMs + (this.options.clockAheadMs?.() ?? 0);
+    const noAudioAfterMs = this.options.noSoundscapeAfterMs;
     const waits = { noAudioAfterMs, audioHeld: link?.audio === false, audioWithheld };
     let recordingBudget = audioWithheld || link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
     let started = 0;

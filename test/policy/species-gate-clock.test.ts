@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,5 +110,38 @@ describe('species gate and a clock jumped to 2100', () => {
     addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
     addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
     await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+  }, 120_000);
+
+  it('a retry scheduled while the clock is at 2100 is due by the right clock once it is back', async () => {
+    await buildCli();
+    world = await createAgentWorld();
+    await world.startAgent();
+    await world.stopAgent();
+    // The service unreachable during the jumped run: every try fails and is put off.
+    const good = readFileSync(world.configPath, 'utf8');
+    const cfg = JSON.parse(good) as { service: { baseUrl: string } };
+    writeFileSync(world.configPath, JSON.stringify({ ...cfg, service: { ...cfg.service, baseUrl: 'http://127.0.0.1:9' } }), { mode: 0o600 });
+    const agent = startAgentProcess(world.configPath, {
+      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
+    });
+    const tried = () => {
+      const q = openQueue(path.join(world!.dataDir, 'queue.db'));
+      try {
+        return (q.stmt('SELECT (SELECT COUNT(*) FROM detections WHERE attempts > 0) + (SELECT COUNT(*) FROM recordings WHERE attempts > 0) AS n').get() as { n: number }).n > 0;
+      } finally {
+        q.close();
+      }
+    };
+    try {
+      await agent.waitForLine(/station-agent running/, 30_000);
+      addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
+      await until('a failed try put off', tried, 30_000, () => agent.lines.slice(-30).join('\n'));
+    } finally {
+      await agent.kill('SIGTERM');
+    }
+    expect((await agent.exited).code).toBe(0);
+    writeFileSync(world.configPath, good, { mode: 0o600 });
+    await world.startAgent();
+    await until('the magpie at the service', async () => (await world!.allDetections()).length === 1, 30_000, describeWorld);
   }, 120_000);
 });

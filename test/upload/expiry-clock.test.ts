@@ -20,7 +20,6 @@ describe('the expiry clock', () => {
   it('follows a clock that runs on, steps by less than a day, or falls behind', () => {
     const { c, expiry, pass } = clocks(T - 60_000);
     expect(expiry.now()).toBe(T);
-    expect(expiry.ahead()).toBe(0);
     pass(60_000);
     expect(expiry.now()).toBe(T + 60_000);
     pass(1_000, 3 * 3_600_000); // an NTP step of 3 h
@@ -39,8 +38,6 @@ describe('the expiry clock', () => {
     pass(75_000);
     expect(expiry.now()).toBe(T + 75_000);
     expect(jumps).toHaveLength(1);
-    // The uploader's no-soundscape wait, measured by the wall clock, is lengthened by the jump.
-    expect(expiry.ahead()).toBe(Date.parse('2100-01-01T00:00:00Z') + 75_000 - (T + 75_000));
     // Back to the right time: followed at once.
     c.wall = T + 80_000;
     pass(5_000, 0);

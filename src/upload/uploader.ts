@@ -110,6 +110,8 @@ export class Uploader {
   private commitScheduled = false;
   /** Outcomes wait for those of the other requests in flight (at most OUTCOME_WAIT_MS). */
   private commitTimer: NodeJS.Timeout | null = null;
+  /** FLACs from memory the current pass claimed: released if its commit fails (nothing goes out). */
+  private passBodies: SoundscapeBody[] = [];
   /** The current pass took the half-open circuit's one probe permission. */
   private probeTaken = false;
   private readonly abort = new AbortController();
@@ -271,13 +273,16 @@ export class Uploader {
   private pass(): number {
     const launches: (() => void)[] = [];
     this.probeTaken = false;
+    this.passBodies = [];
     let waitMs: number;
     try {
       waitMs = this.commits.commit(() => this.fill(launches));
     } catch (err) {
       // The pass's claims are undone and nothing goes out: a probe permission it took would
-      // otherwise stay taken, and a half-open circuit would wait for a verdict for ever.
+      // otherwise stay taken, and a half-open circuit would wait for a verdict for ever;
+      // FLACs it took from the encode step would hold their memory (and slots) for ever.
       if (this.probeTaken) this.circuit.cancelProbe();
+      for (const body of this.passBodies) body.release?.();
       throw err;
     }
     for (const go of launches) go();
@@ -364,6 +369,7 @@ export class Uploader {
     /** Requests launched (an encode holds a slot but is no request: it cannot probe). */
     let sent = 0;
     const launchRecording = (item: RecordingItem, body?: SoundscapeBody) => {
+      if (body) this.passBodies.push(body);
       if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
       launches.push(() => this.launch('recording', item, body));
       recordingBudget--;

@@ -11,6 +11,7 @@ import type { EncodeEngine } from './flac-engines.js';
 import { readFlacInfo, type FlacInfo } from './flac-info.js';
 import { WAVE_FORMAT_PCM } from './wav-format.js';
 import { readWavInfo, type WavInfo } from './wav.js';
+import { pidAlive } from '../system/pid.js';
 
 const run = promisify(execFile);
 
@@ -189,11 +190,3 @@ export async function findScratchDir(dir = '/dev/shm'): Promise<string | undefin
 const TMPFS_MAGIC = 0x01021994;
 const RAMFS_MAGIC = 0x858458f6;
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

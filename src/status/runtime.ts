@@ -10,6 +10,7 @@
  */
 
 import type { LinkStatus } from '../upload/link-policy.js';
+import { pidAlive } from '../system/pid.js';
 
 export const RUNTIME_META_KEY = 'runtime';
 
@@ -170,17 +171,6 @@ export function daemonLiveness(
     return { state: 'not-responding', detail: `pid ${snapshot.pid} is alive but its snapshot is ${seconds}s old (refreshed every ${RUNTIME_HEARTBEAT_MS / 1000}s)` };
   }
   return { state: 'running', detail: `pid ${snapshot.pid}, snapshot ${seconds}s old` };
-}
-
-/** True when a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

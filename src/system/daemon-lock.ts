@@ -3,6 +3,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StationAgentError, errorMessage } from '../errors.js';
+import { pidAlive } from './pid.js';
 
 /**
  * One daemon per dataDir. Two `station-agent run` on one queue (one by hand beside
@@ -156,7 +157,7 @@ export class DaemonLockFileError extends StationAgentError {
 /** The PID holding `file`'s lock: the kernel's lock table first, else the holder's own record. */
 function lockHolder(file: string): number | null {
   const pid = pidFromProcLocks(file) ?? pidFromHeader(file);
-  return pid !== null && pid !== process.pid && isAlive(pid) ? pid : null;
+  return pid !== null && pid !== process.pid && pidAlive(pid) ? pid : null;
 }
 
 // "1: POSIX  ADVISORY  WRITE 19011 fe:00:2148033 1073741824 1073742335" (waiters' lines have "->").
@@ -197,11 +198,3 @@ function pidFromHeader(file: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

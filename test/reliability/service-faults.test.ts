@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { until } from '../helpers/until.js';
 import { planBacklog, startDaysAgo, writeBacklog } from './support/backlog.js';
 import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings, withQueue } from './support/exactly-once.js';
 import { SEED, SOAK, scaled, seededRandom } from './support/soak.js';
@@ -68,19 +69,20 @@ describe('service faults: 5xx, HTML pages, 429 Retry-After, timeouts and commit-
 
 /** Waits until every expected item is uploaded (not only "not waiting": a failed item fails the test with its error). */
 async function waitAllUploaded(world: AgentWorld, want: { recordings: number; detections: number }, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const c = world.counts();
-    if (c.recordings.uploaded === want.recordings && c.detections.uploaded === want.detections) return c;
-    if (c.recordings.failed + c.detections.failed > 0 || Date.now() > deadline) {
-      const failed = world.daemon!.queue.db
-        .prepare(`SELECT 'r' || id AS id, last_error FROM recordings WHERE state = 'failed' UNION ALL SELECT 'd' || id, last_error FROM detections WHERE state = 'failed' LIMIT 10`)
-        .all();
-      throw new Error(
-        `not all uploaded after ${Math.round((timeoutMs - (deadline - Date.now())) / 1000)} s: ${JSON.stringify(c)}\nfailed: ${JSON.stringify(failed)}\n` +
-          world.logLines.slice(-30).join('\n'),
-      );
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const details = () => {
+    const failed = world.daemon!.queue.db
+      .prepare(`SELECT 'r' || id AS id, last_error FROM recordings WHERE state = 'failed' UNION ALL SELECT 'd' || id, last_error FROM detections WHERE state = 'failed' LIMIT 10`)
+      .all();
+    return `${JSON.stringify(world.counts())}\nfailed: ${JSON.stringify(failed)}\n` + world.logLines.slice(-30).join('\n');
+  };
+  return until(
+    'every item uploaded',
+    () => {
+      const c = world.counts();
+      if (c.recordings.failed + c.detections.failed > 0) throw new Error(`an item failed: ${details()}`);
+      return c.recordings.uploaded === want.recordings && c.detections.uploaded === want.detections && c;
+    },
+    timeoutMs,
+    details,
+  );
 }

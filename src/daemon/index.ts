@@ -116,7 +116,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, tokenChanged, soundscapes: encoder.soundscapes });
   const mqtt = new MqttComponent(config, { ...deps, snapshot });
   const sync = new ConfigSyncComponent(config, { ...deps, client });
-  const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
+  const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now: expiry.now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
   const reporter = new RuntimeReporter({ ...deps, snapshot, lastSuccessAt: () => upload.uploader.status().lastSuccessAt });
   const reload = (why: string) => reloadConfig(options, config, components, log, why);
 

@@ -125,6 +125,25 @@ describe('alerts (real agent, local service, real webhook receiver)', () => {
     expect(got.filter((r) => r.body.event === 'no-uploads').map((r) => r.body.state)).toEqual(['firing', 'resolved']);
   });
 
+  it('a clock jumped years ahead is no outage: no-uploads does not fire while the expiry clock holds the jump (issue 19 class rule)', async () => {
+    const { url, got } = await startReceiver();
+    world = await createAgentWorld();
+    const secretFile = path.join(world.root, 'alert-secret');
+    writeFileSync(secretFile, SECRET, { mode: 0o600 });
+    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(world.configPath, JSON.stringify(deepMerge(config, alertConfig(url, secretFile))), { mode: 0o600 });
+    world.emulator.setFaults({ error5xx: 1 });
+    addRecording(world);
+    let offset = 0;
+    const daemon = await world.startAgent({ now: () => Date.now() + offset, alertCheckMs: 100 });
+    await until('items queued', () => world!.counts().detections.pending > 0);
+    // The wall clock at 2100 (a wrong RTC, a typo): more than a day ahead, not followed.
+    offset = Date.parse('2100-01-01T00:00:00Z') - Date.now();
+    daemon.alerts!.check();
+    await daemon.alerts!.idle();
+    expect(got.filter((r) => r.body.event === 'no-uploads')).toHaveLength(0);
+  });
+
   it('disk low: fires while free space is below disk.minFreeMb; a receiver that fails is retried without holding up uploads', async () => {
     let failures = 1;
     const got: Received[] = [];

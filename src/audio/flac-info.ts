@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { openRegularFile } from '../system/regular-file.js';
+import { withRegularFile } from '../system/regular-file.js';
 import { AudioFileError } from './errors.js';
 
 /** A FLAC file's STREAMINFO block, as players and browsers read it. */
@@ -68,12 +68,7 @@ export function encodeStreamInfo(info: StreamInfo): Buffer {
 
 /** Read a FLAC file's STREAMINFO (the first 42 bytes). Throws AudioFileError naming the file. */
 export async function readFlacInfo(file: string): Promise<FlacInfo> {
-  const fh = await openRegularFile(file);
-  try {
-    return await readFlacInfoFrom(fh, file);
-  } finally {
-    await fh.close();
-  }
+  return withRegularFile(file, (fh) => readFlacInfoFrom(fh, file));
 }
 
 /** `readFlacInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `knownBytes` when its stat is at hand. */

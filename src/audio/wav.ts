@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { openRegularFile } from '../system/regular-file.js';
+import { withRegularFile } from '../system/regular-file.js';
 import { AudioFileError, STILL_BEING_WRITTEN } from './errors.js';
 import { parseBext, parseGuano, parseListInfo } from './riff-metadata.js';
 import type { BextInfo } from './riff-metadata.js';
@@ -79,12 +79,7 @@ function isChunkId(bytes: Buffer): boolean {
  * or symlink with NotRegularFileError (see `openRegularFile`).
  */
 export async function readWavInfo(file: string): Promise<WavInfo> {
-  const fh = await openRegularFile(file);
-  try {
-    return await readWavInfoFrom(fh, file);
-  } finally {
-    await fh.close();
-  }
+  return withRegularFile(file, (fh) => readWavInfoFrom(fh, file));
 }
 
 /** `readWavInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `fileBytes` when its stat is at hand. */

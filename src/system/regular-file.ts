@@ -141,9 +141,17 @@ export async function readRegularFileBounded(
 
 /** The whole text of a regular file (result files, JSON), through `openRegularFile`. */
 export async function readRegularFileText(file: string): Promise<string> {
-  const fh = await openRegularFile(file);
+  return withRegularFile(file, (fh) => fh.readFile('utf8'));
+}
+
+/**
+ * `read` over `file` opened through `openRegularFile`, closed whatever `read` does.
+ * @example const info = await withRegularFile(file, (fh) => readWavInfoFrom(fh, file));
+ */
+export async function withRegularFile<T>(file: string, read: (fh: FileHandle) => Promise<T>, options: OpenRegularOptions = {}): Promise<T> {
+  const fh = await openRegularFile(file, options);
   try {
-    return await fh.readFile('utf8');
+    return await read(fh);
   } finally {
     await fh.close();
   }

@@ -51,15 +51,31 @@ export async function findSoundscape(
 ): Promise<number | null> {
   const at = Date.parse(item.timestamp);
   const { from, to } = window(item.timestamp, at);
+  return findInPages(
+    async (cursor) => (await api.listSoundscapes({ from, to, limit: PAGE, cursor }, signal)).soundscapes,
+    (page) => {
+      const matches = page.filter((s) => soundscapeMatches(s, at, item) && !isTaken(s.id));
+      // Two analyzerpi streams (RTSP_1, RTSP_2) can start in the same second: the size decides.
+      return matches.find((s) => item.filesize != null && Number(s.filesize) === item.filesize) ?? matches[0];
+    },
+  );
+}
+
+/**
+ * The id of the first listed item `pick` chooses, reading the listing page by page
+ * (the cursor is the last id of a page) until a short page or MAX_PAGES.
+ */
+async function findInPages<T extends { id: number }>(
+  list: (cursor: number | undefined) => Promise<readonly T[]>,
+  pick: (page: readonly T[]) => T | undefined,
+): Promise<number | null> {
   let cursor: number | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await api.listSoundscapes({ from, to, limit: PAGE, cursor }, signal);
-    const matches = res.soundscapes.filter((s) => soundscapeMatches(s, at, item) && !isTaken(s.id));
-    // Two analyzerpi streams (RTSP_1, RTSP_2) can start in the same second: the size decides.
-    const found = matches.find((s) => item.filesize != null && Number(s.filesize) === item.filesize) ?? matches[0];
+    const items = await list(cursor);
+    const found = pick(items);
     if (found) return found.id;
-    if (res.soundscapes.length < PAGE) return null;
-    cursor = res.soundscapes[res.soundscapes.length - 1]?.id;
+    if (items.length < PAGE) return null;
+    cursor = items[items.length - 1]?.id;
   }
   return null;
 }
@@ -104,18 +120,15 @@ export async function findDetection(
   const at = Date.parse(item.timestamp);
   const { from, to } = window(item.timestamp, at);
   const speciesId = await species.idFor(api, item.scientificName, item.commonName, signal);
-  let cursor: number | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query: DetectionListQuery = { from, to, limit: PAGE, cursor };
-    if (speciesId != null) query.speciesId = speciesId;
-    const res = await api.listDetections(query, signal);
-    // `unfiltered_detections` is the service's fallback when nothing matched: never match against it.
-    const found = res.detections.find((d) => detectionMatches(d, at, item) && !isTaken(d.id));
-    if (found) return found.id;
-    if (res.detections.length < PAGE) return null;
-    cursor = res.detections[res.detections.length - 1]?.id;
-  }
-  return null;
+  return findInPages(
+    async (cursor) => {
+      const query: DetectionListQuery = { from, to, limit: PAGE, cursor };
+      if (speciesId != null) query.speciesId = speciesId;
+      // `unfiltered_detections` is the service's fallback when nothing matched: never match against it.
+      return (await api.listDetections(query, signal)).detections;
+    },
+    (page) => page.find((d) => detectionMatches(d, at, item) && !isTaken(d.id)),
+  );
 }
 
 function detectionMatches(d: Detection, at: number, item: DetectionCandidate): boolean {

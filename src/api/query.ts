@@ -40,8 +40,8 @@ function encodeScalar(key: string, value: string | number | boolean): string {
 // Query strings: every documented parameter, in the spec's order (a key not listed is
 // never sent).
 
-const STATS_PARAMS = ['period', 'since', 'mode', 'classification'] as const;
-const SPECIES_LIST_PARAMS = [
+export const STATS_PARAMS = ['period', 'since', 'mode', 'classification'] as const;
+export const SPECIES_LIST_PARAMS = [
   'period',
   'from',
   'to',
@@ -56,8 +56,13 @@ const SPECIES_LIST_PARAMS = [
   'locale',
   'classification',
 ] as const;
-const DETECTION_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'query', 'mode', 'locale', 'classification', 'behavior', 'shortlist'] as const;
-const SOUNDSCAPE_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'detections'] as const;
+export const DETECTION_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'query', 'mode', 'locale', 'classification', 'behavior', 'shortlist'] as const;
+export const SOUNDSCAPE_LIST_PARAMS = ['limit', 'cursor', 'from', 'to', 'speciesId', 'detections'] as const;
+
+/** `o`'s values of the listed parameters: a listing's query from options named as the spec names them (the CLI's flags). */
+export function pickParams<T extends object, K extends keyof T & string>(o: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
+}
 
 /** The query string of `q`'s listed parameters, in the order listed. */
 function queryOf<Q extends object>(q: Q, keys: readonly (keyof Q & string)[]): string {

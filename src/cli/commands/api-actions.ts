@@ -11,6 +11,7 @@ import type {
 } from '../../wire/types.js';
 import { LIST_LIMIT_MAX } from '../../wire/types.js';
 import type { ServiceClient } from '../../api/index.js';
+import { DETECTION_LIST_PARAMS, SOUNDSCAPE_LIST_PARAMS, SPECIES_LIST_PARAMS, STATS_PARAMS, pickParams } from '../../api/query.js';
 import { redactDeep } from '../../wire/redact.js';
 import { detectionColumns, detectionFields, soundscapeColumns, soundscapeFields, speciesColumns, speciesFields } from '../format/api-view.js';
 import { JsonArrayWriter } from '../format/json.js';
@@ -66,7 +67,7 @@ async function session(flags: ApiFlags, station: boolean, fn: (s: Session) => Pr
 }
 
 export async function statsAction(flags: ApiFlags): Promise<void> {
-  const query: StatsQuery = { period: flags.period, since: flags.since, mode: flags.mode, classification: flags.classification };
+  const query: StatsQuery = pickParams(flags, STATS_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
     const stats = clean(await client.stats(query));
     if (flags.json) return out.json(stats);
@@ -75,21 +76,7 @@ export async function statsAction(flags: ApiFlags): Promise<void> {
 }
 
 export async function speciesAction(flags: ApiFlags): Promise<void> {
-  const query: SpeciesListQuery = {
-    period: flags.period,
-    from: flags.from,
-    to: flags.to,
-    since: flags.since,
-    limit: flags.limit,
-    page: flags.page,
-    sort: flags.sort,
-    order: flags.order,
-    speciesId: flags.speciesId,
-    query: flags.query,
-    mode: flags.mode,
-    locale: flags.locale,
-    classification: flags.classification,
-  };
+  const query: SpeciesListQuery = pickParams(flags, SPECIES_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
     if (!flags.all) {
       const response = clean(await client.listStationSpecies(query));
@@ -106,19 +93,7 @@ export async function speciesAction(flags: ApiFlags): Promise<void> {
 }
 
 export async function detectionsAction(flags: ApiFlags): Promise<void> {
-  const query: DetectionListQuery = {
-    limit: flags.limit,
-    cursor: flags.cursor,
-    from: flags.from,
-    to: flags.to,
-    speciesId: flags.speciesId,
-    query: flags.query,
-    mode: flags.mode,
-    locale: flags.locale,
-    classification: flags.classification,
-    behavior: flags.behavior,
-    shortlist: flags.shortlist,
-  };
+  const query: DetectionListQuery = pickParams(flags, DETECTION_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
     if (!flags.all) {
       const response = clean(await client.listDetections(query));
@@ -146,14 +121,7 @@ export async function detectionAction(id: number, flags: ApiFlags): Promise<void
 }
 
 export async function soundscapesAction(flags: ApiFlags): Promise<void> {
-  const query: SoundscapeListQuery = {
-    limit: flags.limit,
-    cursor: flags.cursor,
-    from: flags.from,
-    to: flags.to,
-    speciesId: flags.speciesId,
-    detections: flags.detections,
-  };
+  const query: SoundscapeListQuery = pickParams(flags, SOUNDSCAPE_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
     if (!flags.all) {
       const response = clean(await client.listSoundscapes(query));

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { readPolicyCounts, type PolicyCounts } from '../policy/counts.js';
-import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue, type QueueCounts } from '../queue/index.js';
+import { readPolicyCounts } from '../policy/counts.js';
+import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
 import type { UploadObserver, UploadOutcome } from '../upload/ports.js';
 import type { HoldReason } from '../upload/uploader.js';
@@ -79,20 +79,7 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
 
   // Both queue gauges read one snapshot of the counts per scrape: a scrape calls every
   // collect() in the same turn of the event loop, and the cache ends with that turn.
-  let countsCache: { counts: QueueCounts | null } | null = null;
-  const readCounts = (): QueueCounts | null => {
-    if (countsCache) return countsCache.counts;
-    let counts: QueueCounts | null = null;
-    try {
-      // A closed or broken database leaves the queue series out; /readyz says why.
-      if (queue.open) counts = queueCounts(queue);
-    } catch {
-      counts = null;
-    }
-    countsCache = { counts };
-    setImmediate(() => (countsCache = null));
-    return counts;
-  };
+  const readCounts = oncePerScrape(queue, queueCounts);
 
   new Gauge({
     name: 'station_agent_queue_items',
@@ -237,19 +224,7 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     failed: (stage) => mqttFailures.inc({ stage }),
   };
   // Policy counters live in the queue (they survive restarts): read on scrape like the queue gauges.
-  let policyCache: { counts: PolicyCounts | null } | null = null;
-  const readPolicy = (): PolicyCounts | null => {
-    if (policyCache) return policyCache.counts;
-    let counts: PolicyCounts | null = null;
-    try {
-      if (queue.open) counts = readPolicyCounts(queue);
-    } catch {
-      counts = null;
-    }
-    policyCache = { counts };
-    setImmediate(() => (policyCache = null));
-    return counts;
-  };
+  const readPolicy = oncePerScrape(queue, readPolicyCounts);
   new Counter({
     name: 'station_agent_privacy_soundscapes_withheld_total',
     help: 'Recordings whose soundscape was withheld because the analyzer heard a person (privacy.withholdHumanRecordings).',
@@ -302,4 +277,25 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     },
   };
   return { registry, observer, mqttObserver };
+}
+
+/**
+ * `read` of the queue at most once per scrape: every collect of one scrape runs in the
+ * same tick, and the value is forgotten at the next. A closed or broken database gives
+ * null, which leaves the series out; /readyz says why.
+ */
+function oncePerScrape<T>(queue: Queue, read: (q: Queue) => T): () => T | null {
+  let cache: { value: T | null } | null = null;
+  return () => {
+    if (cache) return cache.value;
+    let value: T | null = null;
+    try {
+      if (queue.open) value = read(queue);
+    } catch {
+      value = null;
+    }
+    cache = { value };
+    setImmediate(() => (cache = null));
+    return value;
+  };
 }

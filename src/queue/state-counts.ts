@@ -12,7 +12,7 @@ import { ITEM_STATES, type ItemKind, type ItemState, type StateCounts } from './
  * inserted detection triples the cost of ingest.
  *
  * A state changed with raw SQL around the queue's functions makes the table drift;
- * {@link recountStates} rebuilds it (the `doctor` command, and tests).
+ * {@link recountStates} rebuilds it (no command calls it yet: tests do).
  */
 export type StateDeltas = Partial<Record<ItemState, number>>;
 

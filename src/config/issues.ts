@@ -104,10 +104,17 @@ function typeWords(expected: string): string {
 }
 
 function unknownKey(path: readonly string[]): string {
+  const name = path[path.length - 1] ?? '';
+  // A key name that does not look like one may be a token pasted in the wrong place: it is
+  // described, never printed (config errors reach the journal).
+  if (!KEY_NAME.test(name)) return `unknown key ${[...path.slice(0, -1), `<a name of ${name.length} characters>`].join('.')}`;
   const id = path.join('.');
   const hint = suggestKey(path);
   return hint ? `unknown key ${id} (did you mean ${hint}?)` : `unknown key ${id}`;
 }
+
+/** What a config key (or a typo of one) looks like: letters, at most a trailing digit or two, not too long. */
+const KEY_NAME = /^[A-Za-z][A-Za-z_-]{0,31}[0-9]{0,2}$/;
 
 /** The known key the typo most likely meant: same name elsewhere, or a close sibling. */
 function suggestKey(path: readonly string[]): string | undefined {

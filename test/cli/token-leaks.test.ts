@@ -82,6 +82,12 @@ const CASES: Case[] = [
     reportedBy: [...CONFIG_ERROR, 'doctor'],
   },
   {
+    name: 'the token pasted as a key name',
+    config: (url) => ({ service: { baseUrl: url, token: REAL, [LEAK]: true } }),
+    names: 'service.<a name of',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
+  {
     name: 'the token in metrics.listen',
     config: (url) => ({ service: { baseUrl: url, token: REAL }, metrics: { listen: LEAK } }),
     names: 'metrics.listen',

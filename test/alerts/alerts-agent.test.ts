@@ -56,6 +56,22 @@ function alertConfig(url: string, secretFile: string) {
   };
 }
 
+/** A daemon with alerts to a real receiver, its service failing every request, a recording queued; `clock.offset` moves its wall clock. */
+async function failingServiceWithAlerts() {
+  const { url, got } = await startReceiver();
+  world = await createAgentWorld();
+  const secretFile = path.join(world.root, 'alert-secret');
+  writeFileSync(secretFile, SECRET, { mode: 0o600 });
+  const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as Record<string, unknown>;
+  writeFileSync(world.configPath, JSON.stringify(deepMerge(config, alertConfig(url, secretFile))), { mode: 0o600 });
+  world.emulator.setFaults({ error5xx: 1 });
+  addRecording(world);
+  const clock = { offset: 0 };
+  const daemon = await world.startAgent({ now: () => Date.now() + clock.offset, alertCheckMs: 100 });
+  await until('items queued', () => world!.counts().detections.pending > 0);
+  return { got, daemon, clock };
+}
+
 describe('alerts (real agent, local service, real webhook receiver)', () => {
   it('token refused: uploads pause, one firing reaches the receiver with the secret header; after the token is fixed and a restart, resolved', async () => {
     const { url, got } = await startReceiver();
@@ -99,46 +115,26 @@ describe('alerts (real agent, local service, real webhook receiver)', () => {
   });
 
   it('nothing uploaded for alerts.noUploadHours while items wait (service failing): fires once; resolved after the backlog drains', async () => {
-    const { url, got } = await startReceiver();
-    world = await createAgentWorld();
-    const secretFile = path.join(world.root, 'alert-secret');
-    writeFileSync(secretFile, SECRET, { mode: 0o600 });
-    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as Record<string, unknown>;
-    writeFileSync(world.configPath, JSON.stringify(deepMerge(config, alertConfig(url, secretFile))), { mode: 0o600 });
-    world.emulator.setFaults({ error5xx: 1 });
-    addRecording(world);
-    let offset = 0;
-    const daemon = await world.startAgent({ now: () => Date.now() + offset, alertCheckMs: 100 });
-    await until('items queued', () => world!.counts().detections.pending > 0);
+    const { got, daemon, clock } = await failingServiceWithAlerts();
     daemon.alerts!.check();
     expect(got.filter((r) => r.body.event === 'no-uploads')).toHaveLength(0);
 
-    offset = 7 * 3_600_000;
+    clock.offset = 7 * 3_600_000;
     const firing = await until('no-uploads firing', () => got.find((r) => r.body.event === 'no-uploads' && r.body.state === 'firing'));
     expect(String(firing.body.message)).toMatch(/nothing uploaded for 7 h while \d+ items wait/);
-    expect(await world.allDetections()).toHaveLength(0);
+    expect(await world!.allDetections()).toHaveLength(0);
 
-    world.emulator.setFaults(null);
-    await world.waitDrained();
+    world!.emulator.setFaults(null);
+    await world!.waitDrained();
     await until('no-uploads resolved', () => got.find((r) => r.body.event === 'no-uploads' && r.body.state === 'resolved'));
     await daemon.alerts!.idle();
     expect(got.filter((r) => r.body.event === 'no-uploads').map((r) => r.body.state)).toEqual(['firing', 'resolved']);
   });
 
   it('a clock jumped years ahead is no outage: no-uploads does not fire while the expiry clock holds the jump (issue 19 class rule)', async () => {
-    const { url, got } = await startReceiver();
-    world = await createAgentWorld();
-    const secretFile = path.join(world.root, 'alert-secret');
-    writeFileSync(secretFile, SECRET, { mode: 0o600 });
-    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as Record<string, unknown>;
-    writeFileSync(world.configPath, JSON.stringify(deepMerge(config, alertConfig(url, secretFile))), { mode: 0o600 });
-    world.emulator.setFaults({ error5xx: 1 });
-    addRecording(world);
-    let offset = 0;
-    const daemon = await world.startAgent({ now: () => Date.now() + offset, alertCheckMs: 100 });
-    await until('items queued', () => world!.counts().detections.pending > 0);
+    const { got, daemon, clock } = await failingServiceWithAlerts();
     // The wall clock at 2100 (a wrong RTC, a typo): more than a day ahead, not followed.
-    offset = Date.parse('2100-01-01T00:00:00Z') - Date.now();
+    clock.offset = Date.parse('2100-01-01T00:00:00Z') - Date.now();
     daemon.alerts!.check();
     await daemon.alerts!.idle();
     expect(got.filter((r) => r.body.event === 'no-uploads')).toHaveLength(0);

@@ -33,6 +33,21 @@ function addRecording(base: string, rows: readonly Row[]): void {
 
 const describeWorld = () => (world ? world.logLines.slice(-30).join('\n') : '');
 
+/** The agent as a process with its wall clock at 2100 (test/helpers/fake-clock.mjs, through its environment). */
+function agentAt2100(configPath: string) {
+  return startAgentProcess(configPath, {
+    env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
+  });
+}
+
+/** With the right clock, two more magpies that morning reach the gate's three: all three go to the service. */
+async function twoMoreMagpiesLetAllThreeGo(): Promise<void> {
+  await world!.startAgent();
+  addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
+  addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
+  await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+}
+
 describe('species gate and a clock jumped to 2100', () => {
   it('keeps the held detection and its sighting through a run with the clock at 2100; the species still reaches the gate', async () => {
     await buildCli();
@@ -44,9 +59,7 @@ describe('species gate and a clock jumped to 2100', () => {
 
     // The daemon runs with the clock at 2100. Its start-up sweep (expiry of gate holds)
     // runs before it logs "running".
-    const agent = startAgentProcess(world.configPath, {
-      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
-    });
+    const agent = agentAt2100(world.configPath);
     try {
       await agent.waitForLine(/station-agent running/, 30_000);
       await agent.waitForLine(/more than a day ahead of the queue's last known time/, 30_000);
@@ -63,10 +76,7 @@ describe('species gate and a clock jumped to 2100', () => {
     }
 
     // The right clock again: two more magpies that morning, and the gate lets all three go.
-    await world.startAgent();
-    addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
-    addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
-    await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+    await twoMoreMagpiesLetAllThreeGo();
   }, 120_000);
 
   it('a recording ingested while the clock is at 2100 is due, and its gate hold expires, by the right clock once it is back', async () => {
@@ -76,9 +86,7 @@ describe('species gate and a clock jumped to 2100', () => {
     await world.startAgent();
     await world.stopAgent();
 
-    const agent = startAgentProcess(world.configPath, {
-      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
-    });
+    const agent = agentAt2100(world.configPath);
     try {
       await agent.waitForLine(/station-agent running/, 30_000);
       addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
@@ -106,10 +114,7 @@ describe('species gate and a clock jumped to 2100', () => {
     }
 
     // The right clock again: two more magpies that morning, and the gate lets all three go.
-    await world.startAgent();
-    addRecording('20240224_070000', [[0, 'Pica pica', 'Eurasian Magpie', 0.8]]);
-    addRecording('20240224_080000', [[0, 'Pica pica', 'Eurasian Magpie', 0.85]]);
-    await until('three magpies at the service', async () => (await world!.allDetections()).length === 3, 30_000, describeWorld);
+    await twoMoreMagpiesLetAllThreeGo();
   }, 120_000);
 
   it('a retry scheduled while the clock is at 2100 is due by the right clock once it is back', async () => {
@@ -121,9 +126,7 @@ describe('species gate and a clock jumped to 2100', () => {
     const good = readFileSync(world.configPath, 'utf8');
     const cfg = JSON.parse(good) as { service: { baseUrl: string } };
     writeFileSync(world.configPath, JSON.stringify({ ...cfg, service: { ...cfg.service, baseUrl: 'http://127.0.0.1:9' } }), { mode: 0o600 });
-    const agent = startAgentProcess(world.configPath, {
-      env: { NODE_OPTIONS: `--import=${FAKE_CLOCK}`, STATION_AGENT_TEST_CLOCK_AT: '2100-01-01T06:00:00Z' },
-    });
+    const agent = agentAt2100(world.configPath);
     const tried = () => {
       const q = openQueue(path.join(world!.dataDir, 'queue.db'));
       try {

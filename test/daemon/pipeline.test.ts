@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
@@ -175,6 +175,17 @@ describe('station-agent run, end to end against the local service', () => {
   });
 });
 
+/** Whether this process has `file` open (the in-process agent's held descriptor). */
+function heldOpen(file: string): boolean {
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false; // closed meanwhile
+    }
+  });
+}
+
 describe('analyzerpi input on another filesystem than the spool', () => {
   const shm = '/dev/shm';
   const otherFs = existsSync(shm) && statSync(shm).dev !== statSync(process.env.TMPDIR ?? '/tmp').dev;
@@ -188,7 +199,8 @@ describe('analyzerpi input on another filesystem than the spool', () => {
       const unwanted = path.join(inputDir, '2024-02-24-birdnet-16:20:07.wav');
       copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wanted);
       copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), unwanted);
-      await new Promise((r) => setTimeout(r, 300));
+      // The agent (in this process) holds each WAV open before the analyzer deletes it: wait for its descriptors.
+      await until('the agent holds both WAVs open', () => heldOpen(wanted) && heldOpen(unwanted));
       const json = (name: string, ts: string, confidence: number) =>
         JSON.stringify({ file_name: name, timestamp: ts, delay: 0, detections: [{ start: 0, common_name: 'Eurasian Magpie', confidence }] });
       writeFileSync(`${wanted}.json`, json(path.basename(wanted), '2024-02-24T16:19:37+01:00', 0.9));

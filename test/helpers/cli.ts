@@ -2,6 +2,7 @@ import { spawn, execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './paths.js';
+import { until } from './until.js';
 
 /**
  * Runs the real CLI as a process: `node dist/cli/main.js ...`, after compiling the
@@ -150,19 +151,22 @@ export function parseJson<T = any>(result: CliResult): T {
 }
 
 async function acquireLock(): Promise<void> {
-  for (;;) {
+  // Another test file builds meanwhile: its lock goes when it is done, or is taken over once stale.
+  await until('the build lock', tryLock, LOCK_STALE_MS * 2);
+}
+
+function tryLock(): boolean {
+  try {
+    mkdirSync(LOCK);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     try {
-      mkdirSync(LOCK);
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
-      } catch {
-        // Released meanwhile.
-      }
-      await new Promise((r) => setTimeout(r, 200));
+      if (Date.now() - statSync(LOCK).mtimeMs > LOCK_STALE_MS) rmSync(LOCK, { recursive: true, force: true });
+    } catch {
+      // Released meanwhile.
     }
+    return false;
   }
 }
 

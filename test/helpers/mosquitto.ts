@@ -87,18 +87,21 @@ export async function createBroker(options: BrokerOptions = {}): Promise<Broker>
       let stderr = '';
       proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       // Ready when it accepts a connection.
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        if (proc.exitCode !== null) throw new Error(`mosquitto exited (${proc.exitCode}): ${stderr}`);
-        try {
-          const probe = await connectAsync(broker.url, { reconnectPeriod: 0, connectTimeout: 1_000, ...(options.user ? { username: options.user.name, password: options.user.password } : {}) }, false);
-          await probe.endAsync();
-          return;
-        } catch {
-          if (Date.now() > deadline) throw new Error(`mosquitto did not start on port ${port}: ${stderr}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
+      await until(
+        `mosquitto accepting connections on port ${port}`,
+        async () => {
+          if (proc.exitCode !== null) throw new Error(`mosquitto exited (${proc.exitCode}): ${stderr}`);
+          try {
+            const probe = await connectAsync(broker.url, { reconnectPeriod: 0, connectTimeout: 1_000, ...(options.user ? { username: options.user.name, password: options.user.password } : {}) }, false);
+            await probe.endAsync();
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        30_000,
+        () => stderr,
+      );
     },
     async stop() {
       const proc = child;

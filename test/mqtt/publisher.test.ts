@@ -97,7 +97,12 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     await until('the backlog published', () => outboxCounts(q).detections === 0);
     const back = await sub(b.url, [], { clientId: 'ha-sub', clean: false });
     await back.waitFor((m) => m.length >= 155, '155 detection messages');
-    await new Promise((r) => setTimeout(r, 300)); // a duplicate would arrive right behind
+    // A duplicate would arrive before anything published after it on the same topic: one more
+    // detection, queued now, bounds the wait.
+    queueDetections(q, 400, 1);
+    publisher.notify();
+    const lastId = (q.stmt('SELECT max(id) AS id FROM detections').get() as { id: number }).id;
+    await back.waitFor((m) => m.some((x) => (JSON.parse(x.payload) as DetectionPayload).id === lastId), 'the detection queued last');
     const ids = back.messages.map((m) => (JSON.parse(m.payload) as DetectionPayload).id);
     const queued = (q.stmt('SELECT id FROM detections ORDER BY id').all() as { id: number }[]).map((r) => r.id);
     expect(ids).toEqual(queued);
@@ -214,7 +219,9 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     expect(readPresence(q)).toMatchObject({ discoveryTopics: [], retainedTopics: [] });
     // Nothing retained is left: a fresh subscriber to everything gets nothing.
     const after = await sub(b.url, ['#']);
-    await new Promise((r) => setTimeout(r, 300));
+    // Retained messages come right after the subscription, before anything published later.
+    await after.client.publishAsync('test/marker', 'after the retained', { qos: 1 });
+    await after.waitFor((m) => m.some((x) => x.topic === 'test/marker'), 'the marker published after subscribing');
     expect(after.messages.filter((m) => m.retain && m.payload !== '')).toEqual([]);
   });
 });

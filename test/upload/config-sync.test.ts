@@ -40,7 +40,8 @@ describe('config sync with a refused token', () => {
     const station = world.emulator.store.stations.byToken(TOKEN)!;
     world.emulator.store.stations.update(station.id, { active: false });
     await world.startAgent();
-    await new Promise((r) => setTimeout(r, 500));
+    // Two pushes refused (the first and its retry): the name must still be the old one.
+    await until('two refused pushes', () => world!.logLines.filter((l) => l.includes('config sync failed, will retry')).length >= 2);
     expect(world.emulator.store.stations.byId(station.id)!.name).not.toBe('Meadow');
     world.emulator.store.stations.update(station.id, { active: true });
     await until('the push after the token is accepted', () => world!.emulator.store.stations.byId(station.id)!.name === 'Meadow');

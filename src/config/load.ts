@@ -37,6 +37,11 @@ export interface LoadConfigOptions {
    * (cache.ts). Default true; `config validate` and `doctor` validate every time.
    */
   cache?: boolean;
+  /**
+   * Validate, when the cache misses, in a short-lived child process (validate-apart.ts),
+   * so that this process never loads zod and the schema: the daemon's choice. Default false.
+   */
+  validateApart?: boolean;
 }
 
 export interface LoadedConfig {
@@ -75,11 +80,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     if (token !== undefined && !/^\S+$/.test(token)) entry = null;
   }
   if (!entry) {
-    // zod and the schema load only here (cache.ts says why).
-    const { validateLayers } = await import('./validate.js');
-    const validated = validateLayers({ file, filePath, fileValues, context, env, cwd, overrides: options.overrides });
+    // zod and the schema load only here (cache.ts says why), or in a child process.
+    const inputs = { file, filePath, fileValues, context, env, cwd, overrides: options.overrides };
+    const validated = options.validateApart
+      ? await (await import('./validate-apart.js')).validateApart(inputs)
+      : (await import('./validate.js')).validateLayers(inputs);
     entry = { key, ...validated };
-    token = validated.config.service.token;
+    // The child's answer holds no token: it is read from its source, as for a cached entry.
+    token = validated.config.service.token ?? cachedToken(entry, fileValues, env);
     if (useCache && validated.config.dataDir === dataDir) await writeConfigCache(dataDir, entry);
   }
   const config: Config = structuredClone(entry.config);

@@ -73,7 +73,10 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(options: DaemonOptions = {}): Promise<RunningDaemon> {
-  const loaded = await loadConfig(options);
+  // The daemon lives for months: a changed config is validated in a child process, so
+  // that zod and the schema never take its memory (config/validate-apart.ts).
+  const loadOptions: LoadConfigOptions = { validateApart: true, ...options };
+  const loaded = await loadConfig(loadOptions);
   const { config } = loaded;
   const token = requireToken(loaded);
   const log = options.logger ?? createLogger({ level: config.log.level, token });
@@ -118,7 +121,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const sync = new ConfigSyncComponent(config, { ...deps, client });
   const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now: expiry.now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
   const reporter = new RuntimeReporter({ ...deps, snapshot, lastSuccessAt: () => upload.uploader.status().lastSuccessAt });
-  const reload = (why: string) => reloadConfig(options, config, components, log, why);
+  const reload = (why: string) => reloadConfig(loadOptions, config, components, log, why);
 
   // Start order; stop is the reverse. The reporter's last write comes after everything
   // that changes the snapshot has stopped; ingest stops before the stages it feeds.

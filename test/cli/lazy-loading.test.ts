@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_MAIN, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
@@ -22,12 +22,16 @@ interface Loaded {
   own: Set<string>;
 }
 
-function readTrace(file: string): Loaded {
-  const urls = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+/** What the trace holds (lines of `<pid> <url>`), of process `pid` only when given, else of every other process when `except` is given. */
+function readTrace(file: string, only: { pid?: number; except?: number } = {}): Loaded {
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   const packages = new Set<string>();
   const own = new Set<string>();
   const dist = `${path.join(REPO_ROOT, 'dist')}/`;
-  for (const url of urls) {
+  for (const line of lines) {
+    const [pid, url] = line.split(' ', 2) as [string, string];
+    if (only.pid !== undefined && Number(pid) !== only.pid) continue;
+    if (only.except !== undefined && Number(pid) === only.except) continue;
     if (!url.startsWith('file:')) continue;
     const file = decodeURIComponent(new URL(url).pathname);
     const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
@@ -100,9 +104,20 @@ describe('lazy loading', () => {
     expect([...loaded.own].filter((f) => /^config\/(validate|schema|schema-keys|issues)\.js$/.test(f))).toEqual([]);
   });
 
-  it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server or FLAC encoder', async () => {
+  it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server, FLAC encoder or zod, even on its first start', async () => {
+    // A config no earlier load has cached: the daemon validates it in a child process
+    // (config/validate-apart.ts) and never loads zod or the schema itself.
+    // The data folder exists, as systemd's StateDirectory= makes it, so the cache can be written.
+    mkdirSync(path.join(tmp.dir, 'fresh-data'));
+    const fresh = writeCliConfig(path.join(tmp.dir, 'fresh.json'), {
+      baseUrl: 'http://127.0.0.1:9',
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, 'fresh-data'),
+      inputDir: path.join(tmp.dir, 'fresh-input'),
+      extra: { clock: { requireSync: 'never' } },
+    });
     const trace = path.join(tmp.dir, 'run.trace');
-    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {
+    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', fresh], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'UTC', ...traceEnv(trace) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -125,11 +140,14 @@ describe('lazy loading', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    const loaded = readTrace(trace);
+    const loaded = readTrace(trace, { pid: child.pid });
     expect(loaded.own.has('daemon/index.js')).toBe(true);
-    // zod: the config comes from the cache (the status runs above validated it and wrote it:
-    // run this test with them), and the JSON parsers do without zod.
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod']) expect(loaded.packages.has(pkg), pkg).toBe(false);
-    expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/)/.test(f))).toEqual([]);
+    expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/|config\/(validate|schema|schema-keys)\.js$)/.test(f))).toEqual([]);
+    // The validation happened, in the child, and its result is cached for the next start.
+    const validator = readTrace(trace, { except: child.pid });
+    expect(validator.own.has('config/validate-child.js')).toBe(true);
+    expect(validator.packages.has('zod')).toBe(true);
+    expect(existsSync(path.join(tmp.dir, 'fresh-data', 'config-cache.json'))).toBe(true);
   }, 90_000);
 });

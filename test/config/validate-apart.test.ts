@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
+import { buildCli } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { minimalConfig, writeConfig } from './config-files.js';
+
+/**
+ * Validation in a child process (src/config/validate-apart.ts), the daemon's way: the
+ * compiled loader runs in a process of its own with the module-trace hook, so the test
+ * sees that the validation ran in its child (zod and the schema never in the loading
+ * process), and that the result is what validation in the process gives: the config,
+ * the warnings, the token from each of its sources, the problems of an invalid file.
+ */
+const TOKEN = 'tok-apart-81c0d2e7f4';
+const TRACE_HOOK = path.join(REPO_ROOT, 'test/helpers/module-trace/register.mjs');
+const LOAD = path.join(REPO_ROOT, 'dist/config/load.js');
+
+/** Loads `file` with the compiled loader and `validateApart`, in a process of its own: its answer (or error) and its pid. */
+const SCRIPT = `
+const { loadConfig } = await import(process.argv[1]);
+try {
+  const loaded = await loadConfig({ path: process.argv[2], cache: false, validateApart: true });
+  console.log(JSON.stringify({ pid: process.pid, loaded }));
+} catch (err) {
+  console.log(JSON.stringify({ pid: process.pid, error: { code: err.code, problems: err.problems, message: err.message } }));
+}`;
+
+interface Answer {
+  pid: number;
+  loaded?: LoadedConfig;
+  error?: { code: string; problems: string[]; message: string };
+}
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(async () => {
+  await buildCli();
+  tmp = tempDir('station-agent-validate-apart-');
+}, 180_000);
+afterAll(() => tmp?.cleanup());
+
+let runs = 0;
+async function loadApart(file: string, env: Record<string, string> = {}): Promise<{ answer: Answer; parent: string[]; child: string[] }> {
+  const trace = path.join(tmp.dir, `trace-${++runs}`);
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', SCRIPT, LOAD, file],
+      { env: { PATH: process.env.PATH, NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: trace, ...env } },
+      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
+    );
+  });
+  const answer = JSON.parse(stdout) as Answer;
+  const lines = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
+  const urls = (mine: boolean) => lines.filter((l) => (Number(l.split(' ')[0]) === answer.pid) === mine).map((l) => l.split(' ')[1]);
+  return { answer, parent: urls(true), child: urls(false) };
+}
+
+const validatedIn = (urls: string[]) => urls.some((u) => u.endsWith('/dist/config/validate.js'));
+
+function fileWith(name: string, service: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  const dir = path.join(tmp.dir, name);
+  mkdirSync(dir, { recursive: true });
+  const c = minimalConfig();
+  return writeConfig(dir, { ...c, ...extra, dataDir: path.join(dir, 'data'), service: { ...c.service, ...service } });
+}
+
+describe('validation in a child process', () => {
+  it('gives what validation in the process gives, with the token from the file, and the loading process loads no schema', async () => {
+    const file = fileWith('in-file', { token: TOKEN }, { upload: { windows: ['22:00-06:00'], concurrency: 3 } });
+    const { answer, parent, child } = await loadApart(file);
+    expect(answer.loaded).toEqual(await loadConfig({ path: file, env: {}, cache: false }));
+    expect(answer.loaded?.config.service.token).toBe(TOKEN);
+    expect(validatedIn(parent), 'schema loaded by the loading process').toBe(false);
+    expect(parent.some((u) => u.includes('/node_modules/zod/'))).toBe(false);
+    expect(validatedIn(child), 'validated in the child').toBe(true);
+  });
+
+  it('takes the token from the environment and from a token file as validation in the process does', async () => {
+    const fromEnv = fileWith('in-env', {});
+    const env = { STATION_AGENT_TOKEN: TOKEN, STATION_AGENT_UPLOAD_CONCURRENCY: '2' };
+    const envRun = await loadApart(fromEnv, env);
+    expect(envRun.answer.loaded).toEqual(await loadConfig({ path: fromEnv, env, cache: false }));
+    expect(envRun.answer.loaded?.tokenSource).toBe('env');
+    expect(envRun.answer.loaded?.config.service.token).toBe(TOKEN);
+
+    const tokenFile = path.join(tmp.dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const fromTokenFile = fileWith('in-token-file', { tokenFile });
+    const fileRun = await loadApart(fromTokenFile);
+    expect(fileRun.answer.loaded).toEqual(await loadConfig({ path: fromTokenFile, env: {}, cache: false }));
+    expect(fileRun.answer.loaded?.config.service.token).toBe(TOKEN);
+    expect(validatedIn(envRun.parent) || validatedIn(fileRun.parent)).toBe(false);
+  });
+
+  it('reports an invalid config with the problems validation in the process gives, the token pasted into another key never shown', async () => {
+    const file = fileWith('invalid', { token: TOKEN, timeoutMs: -1 }, { mqtt: { clientId: TOKEN, url: 42 } });
+    const { answer, parent, child } = await loadApart(file);
+    const inProcess = await loadConfig({ path: file, env: {}, cache: false }).catch((err: unknown) => err);
+    expect(inProcess).toBeInstanceOf(ConfigError);
+    expect(answer.error?.code).toBe('ERR_CONFIG_INVALID');
+    expect(answer.error?.problems).toEqual((inProcess as ConfigError).problems);
+    expect(answer.error?.message).toBe((inProcess as ConfigError).message);
+    expect(answer.error?.message).not.toContain(TOKEN);
+    expect(validatedIn(parent)).toBe(false);
+    expect(validatedIn(child)).toBe(true);
+  });
+});

@@ -42,6 +42,12 @@ export interface LoadConfigOptions {
    * so that this process never loads zod and the schema: the daemon's choice. Default false.
    */
   validateApart?: boolean;
+  /**
+   * What an unreadable `service.tokenFile` is: `error` (default) a ConfigError; `report`
+   * no token, with the problem in `tokenProblem`, for the commands that show what they
+   * can without the token (`status`, `doctor`).
+   */
+  unreadableTokenFile?: 'error' | 'report';
 }
 
 export interface LoadedConfig {
@@ -52,6 +58,11 @@ export interface LoadedConfig {
   /** Things the operator should fix that do not stop the agent (loose file modes, plain http, unknown variables). */
   warnings: string[];
   tokenSource: TokenSource;
+  /**
+   * With `unreadableTokenFile: 'report'`: why the token file could not be read, naming the
+   * key, never the path or the content (secret-files.ts says why); else null.
+   */
+  tokenProblem: string | null;
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
@@ -96,14 +107,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
   if (overlap) throw new ConfigError([overlap], filePath, context);
 
+  let tokenProblem: string | null = null;
   if (entry.tokenSource === 'tokenFile' && config.service.tokenFile !== undefined) {
     try {
       const secret = await readSecretFile('service.tokenFile', config.service.tokenFile, { oneWord: true });
       config.service.token = secret.value;
       if (secret.looseMode) warnings.push(secret.looseMode);
     } catch (err) {
-      if (err instanceof SecretFileError) throw new ConfigError([err.message], filePath, context, { cause: err });
-      throw err;
+      if (!(err instanceof SecretFileError)) throw err;
+      if (options.unreadableTokenFile !== 'report') throw new ConfigError([err.message], filePath, context, { cause: err });
+      tokenProblem = err.message;
+      delete (config.service as { token?: string }).token;
     }
   } else if (token !== undefined) {
     config.service.token = token;
@@ -119,7 +133,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const plain = plainHttpWarning(config.service.baseUrl);
   if (plain) warnings.push(plain);
 
-  return { config, path: filePath, warnings, tokenSource: entry.tokenSource };
+  return { config, path: filePath, warnings, tokenSource: entry.tokenSource, tokenProblem };
 }
 
 /** The token of a cached config, from where it came from at validation (the entry never holds it). */

@@ -36,10 +36,11 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 /** Enough of a body to read `success` and a message; a stats answer is tiny. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-export async function probeService(config: Config, options: { timeoutMs?: number } = {}): Promise<ServiceProbe> {
+export async function probeService(config: Config, options: { timeoutMs?: number; tokenProblem?: string | null } = {}): Promise<ServiceProbe> {
   const baseUrl = config.service.baseUrl;
   const base: ServiceProbe = { checked: false, skipped: null, baseUrl: redactUrl(baseUrl), reachable: null, tokenValid: null, status: null, latencyMs: null, error: null };
   const token = config.service.token;
+  if (options.tokenProblem) return { ...base, skipped: `the station token could not be read: ${options.tokenProblem}` };
   if (!token) return { ...base, skipped: 'no station token configured (service.token, service.tokenFile or STATION_AGENT_TOKEN)' };
 
   const url = new URL(baseUrl);

@@ -74,6 +74,8 @@ export interface StatusReport {
     probes: number | null;
   };
   service: ServiceProbe | null;
+  /** The station token as this command could read it: `problem` names the key when its file could not be read (never the path or the content). */
+  token: { problem: string | null };
   disk: {
     dataDir: string;
     freeBytes: number | null;
@@ -125,6 +127,8 @@ export interface CollectStatusOptions {
   offline?: boolean;
   probeTimeoutMs?: number;
   now?: number;
+  /** Why the token file could not be read (config/load.ts `tokenProblem`): shown, and the probe is not sent. */
+  tokenProblem?: string | null;
 }
 
 const EMPTY_COUNTS: StateCounts = { pending: 0, sending: 0, unknown: 0, uploaded: 0, failed: 0, dropped: 0 };
@@ -133,7 +137,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
   const { config } = options;
   const probe = options.offline
     ? null
-    : import('./probe.js').then(({ probeService }) => probeService(config, { timeoutMs: options.probeTimeoutMs }));
+    : import('./probe.js').then(({ probeService }) => probeService(config, { timeoutMs: options.probeTimeoutMs, tokenProblem: options.tokenProblem }));
   const free = freeBytesNear(config.dataDir);
   const systemClock = import('../system/clock.js').then(({ clockSyncState }) => clockSyncState({ timeoutMs: 1_000 }));
   // Loaded while the queue is read, not at import: `status` should pay for the upload
@@ -177,6 +181,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     },
     uploads: uploads(runtime, live, stored),
     service: probe ? await probe : null,
+    token: { problem: options.tokenProblem ?? null },
     disk: {
       dataDir: config.dataDir,
       freeBytes: freeNow,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,28 @@ describe('station-agent doctor', () => {
     const checks = checksOf(result.stdout);
     expect(checks.get('input')).toMatchObject({ status: 'fail', detail: `${missing}: does not exist` });
     expect(checks.get('inotify')!.status).toBe('skip');
+  });
+
+  it('runs every check when the token file cannot be read, failing the token check by its key (never its path or content)', async () => {
+    // As root a mode of 000 reads anyway: a FIFO in the token file's place cannot be read by anyone.
+    const fifo = path.join(tmp.dir, `${TOKEN}-fifo`);
+    execFileSync('mkfifo', [fifo]);
+    const cfg = writeCliConfig(path.join(tmp.dir, 'token-fifo.json'), {
+      baseUrl: service.url,
+      dataDir: path.join(tmp.dir, 'data-token-fifo'),
+      inputDir: input,
+      extra: { clock: { requireSync: 'never' }, disk: { minFreeMb: 1 }, input: { dir: input, labels: LABELS }, service: { baseUrl: service.url, tokenFile: fifo } },
+    });
+    for (const offline of [[], ['--offline']]) {
+      const result = await runCli(['doctor', '--json', ...offline, '--config', cfg]);
+      expect(result.code, result.stderr).toBe(1);
+      const checks = checksOf(result.stdout);
+      expect(checks.get('config')!.status).not.toBe('fail');
+      expect(checks.get('token')).toMatchObject({ status: 'fail', detail: 'service.tokenFile: the file is a FIFO (named pipe), not a regular file' });
+      expect(checks.get('queue')!.status).not.toBe('fail');
+      expect(checks.get('input')!.status).toBe('pass');
+      expect(result.stdout + result.stderr).not.toContain(TOKEN);
+    }
   });
 
   it('exits 3 when the config itself is invalid, checking nothing else', async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,6 +261,32 @@ describe('station-agent status', () => {
     const text = await runCli(['status', '--offline', '--config', cfg]);
     expect(text.stdout).toContain('result files in error: 1');
     expect(text.stdout).toContain('undated.BirdNET.results.csv: no recording start');
+  });
+
+  it('shows the queue when the token file cannot be read, saying so by its key, never its content or path', async () => {
+    // As root a mode of 000 reads anyway: a folder and a FIFO in the token file's place cannot be read by anyone.
+    const fifo = path.join(tmp.dir, `${TOKEN}-fifo`);
+    execFileSync('mkfifo', [fifo]);
+    const folder = path.join(tmp.dir, `${TOKEN}-folder`);
+    mkdirSync(folder);
+    for (const tokenFile of [fifo, folder]) {
+      const cfg = writeCliConfig(path.join(tmp.dir, 'token-file-unreadable.json'), {
+        baseUrl: service.url,
+        dataDir,
+        inputDir: path.join(tmp.dir, 'input'),
+        extra: { service: { baseUrl: service.url, tokenFile } },
+      });
+      const json = await runCli(['status', '--json', '--config', cfg]);
+      expect(json.code, json.stderr).toBe(0);
+      const report = parseJson(json);
+      expect(report.queue.detections).toMatchObject({ pending: 4, uploaded: 1, failed: 1 });
+      expect(report.token.problem).toMatch(/^service\.tokenFile: the file is (a FIFO .*|a folder), not a (regular )?file$/);
+      expect(report.service).toMatchObject({ checked: false, skipped: `the station token could not be read: ${report.token.problem}` });
+      const text = await runCli(['status', '--offline', '--config', cfg]);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/Token: +service\.tokenFile: the file is/);
+      for (const out of [json.stdout, json.stderr, text.stdout, text.stderr]) expect(out).not.toContain(TOKEN);
+    }
   });
 
   it('exits 3 naming the key when the config is invalid', async () => {

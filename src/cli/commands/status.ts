@@ -40,10 +40,12 @@ ${examples(
         import('../../status/report.js'),
         import('../format/output.js'),
       ]);
-      const loaded = await loadCliConfig(flags);
+      // The queue is shown without the token: an unreadable token file is reported, not fatal.
+      const loaded = await loadCliConfig(flags, { unreadableTokenFile: 'report' });
       const report = await collectStatus({
         config: loaded.config,
         configFile: loaded.path,
+        tokenProblem: loaded.tokenProblem,
         offline: flags.offline === true,
         probeTimeoutMs: flags.timeout,
       });

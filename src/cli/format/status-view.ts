@@ -32,6 +32,7 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   }
 
   rest.push(['Service', serviceLine(report, s)]);
+  if (report.token.problem) rest.push(['Token', s.red(report.token.problem)]);
   const d = report.disk;
   const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
   rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);

@@ -23,7 +23,8 @@ export interface DoctorOptions {
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   let loaded;
   try {
-    loaded = await loadConfig({ path: options.configPath, cache: false });
+    // An unreadable token file fails the token check, not the whole run: the rest is checked as usual.
+    loaded = await loadConfig({ path: options.configPath, cache: false, unreadableTokenFile: 'report' });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const check = result('config', 'config valid', 'fail', err.problems.join('; '), `fix the keys named (${err.file ?? 'no config file'}); \`station-agent config validate\` lists them one per line`, {
@@ -38,9 +39,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     : result('config', 'config valid', 'pass', loaded.path ?? 'no config file; environment only', null, { file: loaded.path });
 
   const [service, clock, input, spool, queue, disk, flac, mqtt, alert, audioCopy] = await Promise.all([
-    options.offline
+    options.offline && !loaded.tokenProblem
       ? Promise.resolve([result('service', 'service reachable', 'skip', 'not checked (--offline)'), result('token', 'token accepted', 'skip', 'not checked (--offline)')])
-      : serviceChecks(config, options.timeoutMs ?? 5_000),
+      : serviceChecks(config, options.timeoutMs ?? 5_000, loaded.tokenProblem),
     clockCheck(config),
     inputChecks(config),
     spoolCheck(config),

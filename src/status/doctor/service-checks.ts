@@ -2,8 +2,14 @@ import type { Config } from '../../config/index.js';
 import { probeService } from '../probe.js';
 import { result, type CheckResult } from './types.js';
 
-/** Service reachable and token accepted, from one probe. */
-export async function serviceChecks(config: Config, timeoutMs: number): Promise<CheckResult[]> {
+/** Service reachable and token accepted, from one probe; none when the token file could not be read (`tokenProblem`). */
+export async function serviceChecks(config: Config, timeoutMs: number, tokenProblem: string | null = null): Promise<CheckResult[]> {
+  if (tokenProblem) {
+    return [
+      result('service', 'service reachable', 'skip', 'not checked: the station token could not be read'),
+      result('token', 'token accepted', 'fail', tokenProblem, 'make service.tokenFile a regular file holding the token alone, readable by the agent\'s user (chmod 600)'),
+    ];
+  }
   const p = await probeService(config, { timeoutMs });
   // Already reduced to scheme, host and port by the probe (a token pasted into the URL stays hidden).
   const url = p.baseUrl;

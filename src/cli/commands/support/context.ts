@@ -1,4 +1,4 @@
-import type { LoadedConfig } from '../../../config/index.js';
+import type { LoadConfigOptions, LoadedConfig } from '../../../config/index.js';
 import type { Queue } from '../../../queue/index.js';
 import { readFileSync, statSync } from 'node:fs';
 import { QueueError } from '../../../queue/errors.js';
@@ -14,9 +14,10 @@ export interface ConfigFlags {
   config?: string;
 }
 
-export async function loadCliConfig(flags: ConfigFlags): Promise<LoadedConfig> {
+/** `options.unreadableTokenFile`: as `loadConfig` (`report` for commands that work without the token). */
+export async function loadCliConfig(flags: ConfigFlags, options: Pick<LoadConfigOptions, 'unreadableTokenFile'> = {}): Promise<LoadedConfig> {
   const { loadConfig } = await import('../../../config/load.js');
-  return loadConfig({ path: flags.config });
+  return loadConfig({ path: flags.config, ...options });
 }
 
 /**

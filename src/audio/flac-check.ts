@@ -33,7 +33,7 @@ function probeWav(): { wav: Buffer; md5: string } {
 export async function checkFlacEncoder(options: FlacEncoderOptions = {}): Promise<FlacEncoderCheck> {
   const dir = await mkdtemp(path.join(tmpdir(), 'station-agent-flac-check-'));
   const encoder = createFlacEncoder(options);
-  let engine = options.engine === 'native' ? 'the flac program' : 'libflacjs';
+  let engine = options.engine === 'native' ? 'native libFLAC' : options.engine === 'program' ? 'the flac program' : 'libflacjs';
   try {
     const { wav, md5 } = probeWav();
     const src = path.join(dir, 'probe.wav');

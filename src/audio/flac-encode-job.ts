@@ -4,7 +4,6 @@ import path from 'node:path';
 import { AudioFileError, FlacEncoderError } from './errors.js';
 import { encodeStreamInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from './flac-info.js';
 import type { StreamInfo } from './flac-info.js';
-import type { LibFlac } from './libflac.js';
 import { flacBitsFor, readPcmChunks } from './pcm.js';
 import { readWavInfo } from './wav.js';
 
@@ -54,6 +53,46 @@ export interface EncodeResult {
 
 export const DEFAULT_COMPRESSION_LEVEL: FlacCompressionLevel = 5;
 
+/** What one stream encoder is set up with. `src` names the WAV in error messages. */
+export interface StreamEncoderParams {
+  src: string;
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  compressionLevel: FlacCompressionLevel;
+  /** Samples per channel, known in advance (libFLAC writes it into the first STREAMINFO). */
+  totalSamples: number;
+}
+
+/**
+ * One libFLAC stream encoder, whichever build runs it: libflacjs (WebAssembly, libflac.ts)
+ * or flac-bindings (the system's libFLAC in-process, flac-native.ts). Neither gets seek
+ * callbacks, so libFLAC cannot go back to finish the STREAMINFO it wrote first; it reports
+ * the final block instead, which {@link encodeWavToFlac} writes over the first one.
+ */
+export interface FlacStreamEncoder {
+  /** Encode whole interleaved frames. false: libFLAC failed (see {@link state}). */
+  process(samples: Int32Array<ArrayBuffer>, frames: number): boolean;
+  /** Flush the last frame and report the final STREAMINFO. false: libFLAC failed. */
+  finish(): boolean;
+  /** libFLAC's encoder state, for an error message. */
+  state(): string;
+  /** Free the encoder (finished or not). */
+  release(): void;
+}
+
+/**
+ * Creates a {@link FlacStreamEncoder} (throws FlacEncoderError when libFLAC refuses the
+ * parameters). `onWrite` gets the FLAC's bytes as libFLAC produces them; they may be
+ * views that stay valid only until the next `process` or `finish`. `onStreamInfo` gets
+ * the final STREAMINFO during `finish`.
+ */
+export type FlacStreamEncoderFactory = (
+  params: StreamEncoderParams,
+  onWrite: (bytes: Uint8Array) => void,
+  onStreamInfo: (info: StreamInfo) => void,
+) => FlacStreamEncoder;
+
 /**
  * Encode `job.src` (WAV) to FLAC, streaming: one chunk of WAV in memory at a time.
  * With `job.dest`, the FLAC is written as libFLAC produces it to `dest + '.part'`, its
@@ -61,7 +100,12 @@ export const DEFAULT_COMPRESSION_LEVEL: FlacCompressionLevel = 5;
  * absent or a whole FLAC (the `.part` file is removed on failure). Without `dest`, the
  * FLAC is collected in memory and returned (`data`): nothing is written anywhere.
  */
-export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: string): Promise<EncodeResult> {
+export async function encodeWavToFlac(
+  createEncoder: FlacStreamEncoderFactory,
+  job: EncodeJob,
+  engine: string,
+  stopped: () => boolean = () => false,
+): Promise<EncodeResult> {
   const info = await readWavInfo(job.src);
   if (!info.complete && !job.allowIncomplete) {
     throw new AudioFileError(
@@ -76,11 +120,9 @@ export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: str
   const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
 
   const sink = job.dest === undefined ? memorySink() : await fileSink(job.dest);
-  const encoder = flac.create_libflac_encoder(info.sampleRate, info.channels, bitsPerSample, level, frames, false, 0);
+  let encoder: FlacStreamEncoder | undefined;
   let done = false;
   try {
-    if (encoder === 0) throw new FlacEncoderError(`libFLAC could not create an encoder for ${job.src}`);
-
     // libFLAC calls back synchronously from inside process/finish; the bytes are handed
     // to the sink after each call returns, so at most one chunk's worth of FLAC waits.
     let pending: Uint8Array[] = [];
@@ -91,36 +133,23 @@ export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: str
       pending = [];
       await sink.write(buffers);
     };
-    const status = flac.init_encoder_stream(
-      encoder,
+    encoder = createEncoder(
+      { src: job.src, sampleRate: info.sampleRate, channels: info.channels, bitsPerSample, compressionLevel: level, totalSamples: frames },
       (data) => {
         pending.push(data);
       },
       (meta) => {
-        if (meta) {
-          streamInfo = {
-            sampleRate: meta.sampleRate,
-            channels: meta.channels,
-            bitsPerSample: meta.bitsPerSample,
-            totalSamples: meta.total_samples,
-            minBlockSize: meta.min_blocksize,
-            maxBlockSize: meta.max_blocksize,
-            minFrameSize: meta.min_framesize,
-            maxFrameSize: meta.max_framesize,
-            md5: meta.md5sum,
-          };
-        }
+        streamInfo = meta;
       },
     );
-    if (status !== 0) throw new FlacEncoderError(`libFLAC refused to start encoding ${job.src} (init status ${status})`);
 
     for await (const samples of readPcmChunks(job.src, info, { chunkBytes: job.chunkBytes })) {
-      if (!flac.FLAC__stream_encoder_process_interleaved(encoder, samples, samples.length / info.channels)) {
-        throw encoderStateError(flac, encoder, job.src);
-      }
+      // Between chunks, so a stop never waits for a whole hour-long recording.
+      if (stopped()) throw new FlacEncoderError(`the FLAC encoder was closed while encoding ${job.src}`);
+      if (!encoder.process(samples, samples.length / info.channels)) throw encoderStateError(encoder, job.src);
       await flush();
     }
-    if (!flac.FLAC__stream_encoder_finish(encoder)) throw encoderStateError(flac, encoder, job.src);
+    if (!encoder.finish()) throw encoderStateError(encoder, job.src);
     await flush();
 
     if (streamInfo?.totalSamples !== frames) {
@@ -142,7 +171,7 @@ export async function encodeWavToFlac(flac: LibFlac, job: EncodeJob, engine: str
       ...(data ? { data } : {}),
     };
   } finally {
-    if (encoder !== 0) flac.FLAC__stream_encoder_delete(encoder);
+    encoder?.release();
     if (!done) await sink.abort();
   }
 }
@@ -184,7 +213,7 @@ async function fileSink(dest: string): Promise<FlacSink> {
 }
 
 function memorySink(): FlacSink {
-  // libflacjs hands views that it may reuse: each is copied as it comes.
+  // The encoders hand views that they may reuse: each is copied as it comes.
   const chunks: Buffer[] = [];
   let total = 0;
   return {
@@ -225,14 +254,12 @@ function checkStreamInfoHead(head: Buffer, what: string): void {
   }
 }
 
-function encoderStateError(flac: LibFlac, encoder: number, src: string): FlacEncoderError {
-  return new FlacEncoderError(
-    `libFLAC failed while encoding ${src} (encoder state ${flac.FLAC__stream_encoder_get_state(encoder)})`,
-  );
+function encoderStateError(encoder: FlacStreamEncoder, src: string): FlacEncoderError {
+  return new FlacEncoderError(`libFLAC failed while encoding ${src} (encoder state ${encoder.state()})`);
 }
 
 /**
- * Without seek callbacks (libflacjs' stream encoder has none) libFLAC cannot go back to
+ * Without seek callbacks (see {@link FlacStreamEncoder}) libFLAC cannot go back to
  * fill in STREAMINFO: the header it wrote first lacks the MD5 and frame sizes, which
  * browsers need. Its metadata callback delivers the final block; write it over the
  * first one, after checking that the first block is the 34-byte STREAMINFO it should be.

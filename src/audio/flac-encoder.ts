@@ -3,18 +3,20 @@ import { fileURLToPath } from 'node:url';
 import { FlacEncoderError } from './errors.js';
 import { findFlacProgram, findScratchDir, flacCliEngine } from './flac-cli.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
-import { inProcessEngine, workerEngine } from './flac-engines.js';
+import { inProcessEngine, nativeEngine, workerEngine } from './flac-engines.js';
 import type { EncodeEngine } from './flac-engines.js';
+import { loadNativeFlac } from './flac-native.js';
 import type { FlacEngineChoice } from '../config/schema.js';
 
 export type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 export type { FlacEngineChoice } from '../config/schema.js';
 
 /**
- * WAV -> FLAC for the spool. One encoder per process: it owns one long-lived worker
- * thread and runs jobs one at a time, in the order they were asked for.
+ * WAV -> FLAC for the spool. One encoder per process: it runs jobs one at a time, in the
+ * order they were asked for, with the engine chosen on the first job (`engine` below):
+ * libFLAC in this thread, the `flac` program, or libflacjs in one long-lived worker thread.
  *
- * Where the encoding runs (`thread`):
+ * Where libflacjs runs (`thread`):
  * - The build (tsc) compiles this folder to `dist/audio/`, next to which
  *   `flac-worker.js` then exists; the encoder starts it with
  *   `new Worker(new URL('./flac-worker.js', import.meta.url))`.
@@ -31,14 +33,22 @@ export interface FlacEncoderOptions {
    * Which encoder (the config's `upload.flacEncoder`, whose default is `auto`):
    * - `wasm` (this function's default, so a library caller gets the same encoder
    *   everywhere): libflacjs.
-   * - `auto`: the `flac` program when it is on PATH (for complete 8/16/24-bit PCM;
-   *   anything else still goes to libflacjs), else libflacjs.
-   * - `native`: the `flac` program, which must be installed: without it every job fails
-   *   with FlacEncoderError (and the encode step retries it later).
+   * - `auto`: the system's libFLAC in this process (flac-bindings' addon, flac-native.ts)
+   *   when it loads; else the `flac` program when it is on PATH (for complete 8/16/24-bit
+   *   PCM; anything else still goes to libflacjs); else libflacjs.
+   * - `native`: native libFLAC only: the addon, else the `flac` program; with neither,
+   *   every job fails with FlacEncoderError (and the encode step retries it later).
+   * - `program`: the `flac` program only (float, 32-bit and unfinished WAVs still go to
+   *   libflacjs); without it every job fails likewise.
    */
   engine?: FlacEngineChoice;
   /** `auto` (default): the worker thread when compiled, else in-process. See above. */
   thread?: 'auto' | 'worker' | 'in-process';
+  /**
+   * The module that provides libFLAC in-process with `auto` and `native`: default
+   * `flac-bindings/api`; `false`: none (the `flac` program, then libflacjs).
+   */
+  flacAddon?: string | false;
   /** The `flac` program to look for with `auto` and `native`. Default `flac` (on PATH). */
   flacProgram?: string;
   /**
@@ -67,7 +77,7 @@ export interface FlacEncoder {
   encodeToMemory(srcWav: string, opts?: EncodeJobOptions): Promise<EncodedFlac>;
   /**
    * Stop accepting jobs, reject the queued ones, let the running one finish (or, with
-   * `force`, stop it and remove its `.part`), then end the worker thread.
+   * `force`, stop it and remove its `.part`), then end the worker thread if one runs.
    */
   close(opts?: { force?: boolean }): Promise<void>;
 }
@@ -149,6 +159,16 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
 }
 
 async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> {
+  const choice = options.engine ?? 'wasm';
+  // The addon is loaded here, on the first job: a day without soundscapes never maps it.
+  let addonError: string | undefined;
+  if ((choice === 'auto' || choice === 'native') && options.flacAddon !== false) {
+    try {
+      return nativeEngine(await loadNativeFlac(options.flacAddon));
+    } catch (err) {
+      addonError = (err as Error).message;
+    }
+  }
   const thread = options.thread ?? 'auto';
   let libflac: EncodeEngine;
   if (thread === 'in-process') {
@@ -162,7 +182,6 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
   } else {
     libflac = inProcessEngine();
   }
-  const choice = options.engine ?? 'wasm';
   if (choice === 'wasm') return libflac;
   const program = options.flacProgram ?? 'flac';
   const version = await findFlacProgram(program);
@@ -170,11 +189,12 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
     const scratch = options.scratchDir === false ? undefined : await findScratchDir(options.scratchDir);
     return flacCliEngine(version, libflac, program, scratch);
   }
-  if (choice === 'native') {
+  if (choice === 'native' || choice === 'program') {
     await libflac.close(false);
-    throw new FlacEncoderError(
-      `upload.flacEncoder is "native" but the ${program} program was not found on PATH (install it: apt-get install flac; or set upload.flacEncoder to "auto")`,
-    );
+    const missing = choice === 'native'
+      ? `neither libFLAC's addon (${addonError ?? 'turned off'}) nor the ${program} program (not on PATH) is there`
+      : `the ${program} program was not found on PATH`;
+    throw new FlacEncoderError(`upload.flacEncoder is "${choice}" but ${missing} (install it: apt-get install flac; or set upload.flacEncoder to "auto")`);
   }
   return libflac;
 }

@@ -5,7 +5,8 @@ import { encodeWavToFlac } from './flac-encode-job.js';
 import type { EncodeJob, EncodeResult } from './flac-encode-job.js';
 import { deserializeError } from './flac-worker-protocol.js';
 import type { WorkerRequest, WorkerResponse } from './flac-worker-protocol.js';
-import { loadLibFlac } from './libflac.js';
+import type { NativeFlac } from './flac-native.js';
+import { libFlacJsEncoder, loadLibFlac } from './libflac.js';
 
 /** Something that runs one encode job at a time (the queue in flac-encoder.ts ensures it). */
 export interface EncodeEngine {
@@ -26,9 +27,29 @@ export function inProcessEngine(): EncodeEngine {
     name: 'libflacjs (in-process)',
     async run(job) {
       const { flac, variant } = await loadLibFlac();
-      return encodeWavToFlac(flac, job, `libflacjs ${variant} (in-process)`);
+      return encodeWavToFlac(libFlacJsEncoder(flac), job, `libflacjs ${variant} (in-process)`);
     },
     async close() {},
+  };
+}
+
+/**
+ * The system's libFLAC in this thread (flac-bindings, flac-native.ts): the same code as
+ * libflacjs (flac-encode-job.ts), so it takes every WAV the RIFF reader does (float and
+ * 32-bit converted as pcm.ts documents, odd chunk layouts, unfinished files when asked).
+ * Each 64 KiB chunk blocks the event loop for its encoding (a millisecond or two on a
+ * Pi); reading is asynchronous. close(true) stops a running job between two chunks.
+ */
+export function nativeEngine(native: NativeFlac): EncodeEngine {
+  let closing = false;
+  const name = `libFLAC ${native.version} (flac-bindings, in-process)`;
+  return {
+    name,
+    run: (job) => encodeWavToFlac(native.createEncoder, job, name, () => closing),
+    close(force) {
+      if (force) closing = true;
+      return Promise.resolve();
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import { encodeWavToFlac } from './flac-encode-job.js';
 import { serializeError } from './flac-worker-protocol.js';
 import type { WorkerRequest, WorkerResponse } from './flac-worker-protocol.js';
-import { loadLibFlac } from './libflac.js';
+import { libFlacJsEncoder, loadLibFlac } from './libflac.js';
 
 /**
  * The worker thread that runs libFLAC, so encoding an hour of audio never blocks the
@@ -20,7 +20,7 @@ port.on('message', (request: WorkerRequest) => {
 async function handle({ id, job }: WorkerRequest): Promise<WorkerResponse> {
   try {
     const { flac, variant } = await loadLibFlac();
-    const result = await encodeWavToFlac(flac, job, `libflacjs ${variant} (worker thread)`);
+    const result = await encodeWavToFlac(libFlacJsEncoder(flac), job, `libflacjs ${variant} (worker thread)`);
     return { id, ok: true, result };
   } catch (err) {
     return { id, ok: false, error: serializeError(err) };

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type libFactory from 'libflacjs';
 import { FlacEncoderError } from './errors.js';
+import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
 
 /** The libflacjs API (libFLAC compiled with emscripten). */
 export type LibFlac = libFactory.Flac;
@@ -85,4 +86,37 @@ function whenReady(flac: LibFlac): Promise<LibFlac> {
       resolve(flac);
     });
   });
+}
+
+/** libflacjs' stream encoder behind the interface encodeWavToFlac uses (flac-encode-job.ts). */
+export function libFlacJsEncoder(flac: LibFlac): FlacStreamEncoderFactory {
+  return (params, onWrite, onStreamInfo) => {
+    const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
+    const encoder = flac.create_libflac_encoder(sampleRate, channels, bitsPerSample, compressionLevel, totalSamples, false, 0);
+    if (encoder === 0) throw new FlacEncoderError(`libFLAC could not create an encoder for ${src}`);
+    const status = flac.init_encoder_stream(encoder, onWrite, (meta) => {
+      if (!meta) return;
+      onStreamInfo({
+        sampleRate: meta.sampleRate,
+        channels: meta.channels,
+        bitsPerSample: meta.bitsPerSample,
+        totalSamples: meta.total_samples,
+        minBlockSize: meta.min_blocksize,
+        maxBlockSize: meta.max_blocksize,
+        minFrameSize: meta.min_framesize,
+        maxFrameSize: meta.max_framesize,
+        md5: meta.md5sum,
+      });
+    });
+    if (status !== 0) {
+      flac.FLAC__stream_encoder_delete(encoder);
+      throw new FlacEncoderError(`libFLAC refused to start encoding ${src} (init status ${status})`);
+    }
+    return {
+      process: (samples, frames) => flac.FLAC__stream_encoder_process_interleaved(encoder, samples, frames),
+      finish: () => flac.FLAC__stream_encoder_finish(encoder),
+      state: () => String(flac.FLAC__stream_encoder_get_state(encoder)),
+      release: () => flac.FLAC__stream_encoder_delete(encoder),
+    };
+  };
 }

@@ -25,6 +25,7 @@ export function flacBitsFor(format: Pick<WavFormat, 'formatTag' | 'bitsPerSample
 }
 
 const FULL_SCALE_24 = 8_388_608;
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 function floatTo24(x: number): number {
   if (Number.isNaN(x)) return 0;
@@ -51,7 +52,10 @@ export function decodeSamples(bytes: Uint8Array, format: Pick<WavFormat, 'format
       for (let i = 0; i < count; i++) out[i] = bytes[i] - 128;
       break;
     case 2:
-      for (let i = 0; i < count; i++) out[i] = view.getInt16(i * 2, true);
+      // The common case (16-bit recorders): a typed-array copy widens the samples in one
+      // native step where the host is little-endian, like the WAV, and the bytes aligned.
+      if (LITTLE_ENDIAN_HOST && bytes.byteOffset % 2 === 0) out.set(new Int16Array(bytes.buffer, bytes.byteOffset, count));
+      else for (let i = 0; i < count; i++) out[i] = view.getInt16(i * 2, true);
       break;
     case 3:
       for (let i = 0, o = 0; i < count; i++, o += 3) {

@@ -28,7 +28,7 @@ export const INPUT_FORMATS = ['auto', 'results', 'analyzerpi'] as const;
 export const AFTER_UPLOAD_ACTIONS = ['keep', 'delete', 'move'] as const;
 export const CLOCK_SYNC_MODES = ['auto', 'always', 'never'] as const;
 /** `upload.flacEncoder`: see src/audio/flac-encoder.ts. */
-export const FLAC_ENGINE_CHOICES = ['auto', 'native', 'wasm'] as const;
+export const FLAC_ENGINE_CHOICES = ['auto', 'native', 'program', 'wasm'] as const;
 export type FlacEngineChoice = (typeof FLAC_ENGINE_CHOICES)[number];
 
 /** A number in [min, max], with a message that states both ends. */
@@ -381,7 +381,7 @@ const uploadSchema = z
       .enum(FLAC_ENGINE_CHOICES)
       .default('auto')
       .describe(
-        'Which FLAC encoder turns spooled WAVs into the FLAC the service accepts. `auto`: Debian\'s `flac` program (native libFLAC, far less CPU) when it is on PATH, else libflacjs (WebAssembly, bundled). `native`: the `flac` program only; without it soundscapes wait (retried) and `station-agent doctor` fails. `wasm`: libflacjs only. Float and 32-bit WAVs always go to libflacjs. `bin/install` installs `flac` where apt exists.',
+        'Which FLAC encoder turns spooled WAVs into the FLAC the service accepts. `auto`: the system\'s libFLAC in the agent\'s own process (flac-bindings, an optional addon the .deb carries; least CPU, no process per recording) when it loads, else Debian\'s `flac` program when it is on PATH, else libflacjs (WebAssembly, bundled, about ten times the CPU). `native`: native libFLAC only, the addon, else the `flac` program; with neither, soundscapes wait (retried) and `station-agent doctor` fails. `program`: the `flac` program only (float and 32-bit WAVs still go to libflacjs). `wasm`: libflacjs only. The addon needs libFLAC.so.12 (Debian\'s libflac12, which `flac` depends on).',
       )
       .meta({ examples: ['auto'] }),
     probeIntervalSec: wholeBetween(1, 3_600)

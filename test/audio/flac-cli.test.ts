@@ -28,7 +28,7 @@ afterAll(() => tmp.cleanup());
 
 describe.skipIf(!flacVersion)('the flac program and libflacjs', () => {
   it.each(REAL_WAVS)('encode %s to the same audio and STREAMINFO', async (wav) => {
-    const native = createFlacEncoder({ engine: 'native' });
+    const native = createFlacEncoder({ engine: 'program' });
     const wasm = createFlacEncoder({ engine: 'wasm' });
     const name = path.basename(wav, '.wav');
     try {
@@ -54,12 +54,12 @@ describe.skipIf(!flacVersion)('the flac program and libflacjs', () => {
   });
 });
 
-describe("engine: 'native'", () => {
+describe("engine: 'program'", () => {
   it('fails each job with a FlacEncoderError saying how to install flac when the program is missing, and looks again for the next', async () => {
     const wav = path.join(tmp.dir, 'missing.wav');
     writeWav(wav, { frames: 1000 });
     const program = path.join(tmp.dir, 'flac-installed-later');
-    const own = createFlacEncoder({ engine: 'native', flacProgram: program });
+    const own = createFlacEncoder({ engine: 'program', flacProgram: program });
     const first = own.encode(wav, path.join(tmp.dir, 'missing.flac'));
     await expect(first).rejects.toBeInstanceOf(FlacEncoderError);
     await expect(first).rejects.toThrow(/not found on PATH \(install it: apt-get install flac/);
@@ -88,7 +88,7 @@ exec sleep 600
 `,
     );
     chmodSync(program, 0o755);
-    const own = createFlacEncoder({ engine: 'native', flacProgram: program });
+    const own = createFlacEncoder({ engine: 'program', flacProgram: program });
     const dest = path.join(tmp.dir, 'slow.flac');
     const job = own.encode(wav, dest);
     job.catch(() => undefined);

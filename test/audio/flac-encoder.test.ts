@@ -279,8 +279,8 @@ describe('the encoder', () => {
 });
 
 describe("engine: 'auto'", () => {
-  it('falls back to libflacjs when the flac program is not installed', async () => {
-    const own = createFlacEncoder({ engine: 'auto', flacProgram: path.join(tmp.dir, 'no-such-flac') });
+  it('falls back to libflacjs when neither libFLAC\'s addon nor the flac program is installed', async () => {
+    const own = createFlacEncoder({ engine: 'auto', flacAddon: path.join(tmp.dir, 'no-such-addon.js'), flacProgram: path.join(tmp.dir, 'no-such-flac') });
     const p = paths();
     writeWav(p.wav, { frames: 1000 });
     expect((await own.encode(p.wav, p.flac)).engine).toMatch(/^libflacjs /);
@@ -306,7 +306,7 @@ cp '${reference}' "$out"
 `,
     );
     chmodSync(program, 0o755);
-    const own = createFlacEncoder({ engine: 'auto', flacProgram: program, compressionLevel: 8 });
+    const own = createFlacEncoder({ engine: 'auto', flacAddon: false, flacProgram: program, compressionLevel: 8 });
     const result = await own.encode(p.wav, p.flac);
     await own.close();
     expect(result).toMatchObject({ engine: 'flac 1.4.3 (flac program)', totalSamples: 6000, sampleRate: 16000 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError } from '../../src/audio/errors.js';
 import { findFlacProgram, findScratchDir, SCRATCH_PREFIX } from '../../src/audio/flac-cli.js';
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
+import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
@@ -13,6 +14,7 @@ import { decodeFlac } from './support/flac-decode.js';
 // FLAC as from a file, and nothing may be written anywhere but RAM.
 const flacVersion = await findFlacProgram();
 const shm = existsSync('/dev/shm') ? await findScratchDir('/dev/shm') : undefined;
+const addon = await loadNativeFlac().catch(() => undefined);
 
 const REAL_WAVS = [
   realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'),
@@ -33,7 +35,8 @@ afterAll(() => {
 
 const engines = [
   { name: 'libflacjs', options: { engine: 'wasm' as const } },
-  ...(flacVersion && scratch ? [{ name: 'the flac program', options: { engine: 'native' as const, scratchDir: scratch } }] : []),
+  ...(addon ? [{ name: "libFLAC's addon", options: { engine: 'native' as const } }] : []),
+  ...(flacVersion && scratch ? [{ name: 'the flac program', options: { engine: 'program' as const, scratchDir: scratch } }] : []),
 ];
 
 describe.each(engines)('encodeToMemory with $name', ({ options }) => {
@@ -96,7 +99,7 @@ describe.skipIf(!flacVersion || !scratch)('the flac program without a RAM folder
     const dir = mkdtempSync(path.join(tmp.dir, 'no-scratch-'));
     const wav = path.join(dir, 'no-scratch.wav');
     writeWav(wav, { frames: 8000 });
-    const encoder = createFlacEncoder({ engine: 'native', scratchDir: false });
+    const encoder = createFlacEncoder({ engine: 'program', scratchDir: false });
     try {
       const memory = await encoder.encodeToMemory(wav);
       expect(memory.engine).toMatch(/^libflacjs /);

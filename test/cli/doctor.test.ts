@@ -110,15 +110,15 @@ describe('station-agent doctor', () => {
     expect(checks.get('service')!.status).toBe('skip');
   });
 
-  it('fails the FLAC check with upload.flacEncoder native when the flac program is not on PATH, saying how to install it', async () => {
+  it('fails the FLAC check with upload.flacEncoder program when the flac program is not on PATH, saying how to install it', async () => {
     const emptyPath = path.join(tmp.dir, 'empty-bin');
     mkdirSync(emptyPath, { recursive: true });
-    const file = configWith('native', { input: { dir: input, labels: LABELS }, upload: { flacEncoder: 'native' } });
+    const file = configWith('program', { input: { dir: input, labels: LABELS }, upload: { flacEncoder: 'program' } });
     const result = await runCli(['doctor', '--json', '--offline', '--config', file], { env: { PATH: emptyPath } });
     expect(result.code).toBe(1);
     const flac = checksOf(result.stdout).get('flac')!;
-    expect(flac).toMatchObject({ status: 'fail', data: { flacEncoder: 'native' } });
-    expect(flac.detail).toMatch(/upload\.flacEncoder native, the flac program: .*not found on PATH/);
+    expect(flac).toMatchObject({ status: 'fail', data: { flacEncoder: 'program' } });
+    expect(flac.detail).toMatch(/upload\.flacEncoder program, the flac program: .*not found on PATH/);
     expect(flac.hint).toContain('sudo apt-get install flac');
   });
 

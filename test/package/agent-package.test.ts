@@ -63,12 +63,14 @@ function scenario(name: string, baseUrl = service.url) {
 }
 
 describe(`the ${ARCH} package`, () => {
-  it('holds the agent on its own Node.js, with better-sqlite3 built for the architecture', () => {
+  it('holds the agent on its own Node.js, with better-sqlite3 and flac-bindings built for the architecture', () => {
     expect(AGENT_CLI).toBe(path.join(OPT, 'bin/station-agent'));
     expect(readFileSync(AGENT_CLI, 'utf8').split('\n')[0]).toBe('#!/opt/station-agent/node/bin/node');
     expect(execFileSync('file', ['-b', path.join(OPT, 'node/bin/node')], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
     const addon = path.join(OPT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
     expect(execFileSync('file', ['-b', addon], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
+    const flacAddon = path.join(OPT, 'node_modules/flac-bindings/build/Release/flac-bindings.node');
+    expect(execFileSync('file', ['-b', flacAddon], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
     expect(execFileSync(AGENT_NODE, ['-p', 'process.arch + " " + process.versions.node'], { encoding: 'utf8' }).trim()).toMatch(
       new RegExp(`^${ARCH === 'amd64' ? 'x64' : 'arm64'} 20\\.`),
     );
@@ -113,6 +115,8 @@ describe(`the ${ARCH} package`, () => {
     expect(status.service, JSON.stringify(report.checks)).toBe('pass');
     expect(status.token, JSON.stringify(report.checks)).toBe('pass');
     expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    // upload.flacEncoder auto: libFLAC in the agent's process, through the addon built for the package.
+    expect(report.checks.find((c) => c.id === 'flac')?.detail).toMatch(/\(flac-bindings, in-process\)/);
     expect(result.code, result.stderr).toBe(0);
   });
 

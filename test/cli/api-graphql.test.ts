@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -63,6 +64,31 @@ describe('station-agent api graphql', () => {
     const usage = await runCli(['api', 'graphql', '--config', config, '--query', '{}', '--variables', '[1]']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('expected a JSON object');
+  });
+});
+
+describe('station-agent api graphql --query @file, with a hostile file', () => {
+  test('a FIFO, a folder, a missing file: exit 2 at once naming the file; a token given as the file name is never printed', async () => {
+    const fifo = path.join(tmp.dir, 'query-fifo.graphql');
+    execFileSync('mkfifo', [fifo]);
+    const folder = path.join(tmp.dir, 'query-folder.graphql');
+    mkdirSync(folder);
+    const cases: [string, RegExp][] = [
+      [fifo, /--query @\S+: the file \S+query-fifo\.graphql is a FIFO \(named pipe\), not a regular file/],
+      [folder, /--query @\S+: the file \S+query-folder\.graphql is a folder, not a regular file/],
+      [path.join(tmp.dir, 'missing.graphql'), /--query @\S+: the file \S+missing\.graphql does not exist/],
+    ];
+    for (const [file, message] of cases) {
+      // runCli's own time limit: a FIFO used to block the read until a writer came.
+      const result = await runCli(['api', 'graphql', '--config', config, '--query', `@${file}`], { timeoutMs: 20_000 });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    // The station token pasted after the @ by mistake.
+    const pasted = await runCli(['api', 'graphql', '--config', config, '--query', `@${TOKEN}`]);
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toContain('<redacted>');
+    expect(pasted.stdout + pasted.stderr).not.toContain(TOKEN);
   });
 });
 

@@ -1,9 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createOutput } from '../format/output.js';
 import { renderTable, type Column } from '../format/table.js';
 import { dataOf, postGraphql, stationScope, type GraphqlPeriod, type StationScopeFlags } from './graphql-support.js';
 import { loadCliConfig } from './support/context.js';
 import { UsageError } from './support/errors.js';
+import { fileProblem } from '../../config/secret-files.js';
+import { readRegularFileBounded } from '../../system/regular-file.js';
+import { redactText, type Secrets } from '../../wire/redact.js';
 
 export interface GraphqlQueryFlags {
   config?: string;
@@ -34,7 +37,15 @@ export function periodInput(flags: Pick<GraphqlReadFlags, 'period' | 'from' | 't
   return period === 'all' ? { from: '1970-01-01' } : { count: 1, unit: period };
 }
 
-async function readQuery(source: string): Promise<string> {
+/** A query is a few kilobytes; a bigger file is not one. */
+const QUERY_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The query text from `--query`: as given, `-` for stdin, `@file` from a regular file (a
+ * FIFO would block the read until a writer came). `secrets`: the station token, redacted
+ * from an error in case it was pasted as the file name.
+ */
+async function readQuery(source: string, secrets: Secrets): Promise<string> {
   if (source === '-') {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -43,9 +54,9 @@ async function readQuery(source: string): Promise<string> {
   if (source.startsWith('@')) {
     const file = source.slice(1);
     try {
-      return await readFile(file, 'utf8');
+      return (await readRegularFileBounded(file, QUERY_FILE_MAX_BYTES, { followSymlinks: true })).text;
     } catch (err) {
-      throw new UsageError(`--query ${source}: cannot read ${file}: ${(err as Error).message}`);
+      throw new UsageError(redactText(`--query ${source}: the file ${path.resolve(file)} ${fileProblem(err)}`, secrets));
     }
   }
   return source;
@@ -53,7 +64,7 @@ async function readQuery(source: string): Promise<string> {
 
 export async function graphqlAction(flags: GraphqlQueryFlags): Promise<void> {
   const loaded = await loadCliConfig(flags);
-  const query = await readQuery(flags.query);
+  const query = await readQuery(flags.query, [loaded.config.service.token]);
   if (query.trim() === '') throw new UsageError('--query is empty');
   const { graphqlUrl, timeoutMs } = loaded.config.service;
   const answer = await postGraphql(graphqlUrl, { query, variables: flags.variables, operationName: flags.operationName }, timeoutMs);

@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
+import { MQTT_STATE } from './mqtt-state.js';
 import { newDetectionParams, newRecordingParams } from './rows.js';
 import { addToStateCounts } from './state-counts.js';
 import type { NewDetection, NewRecording } from './types.js';
@@ -40,19 +41,23 @@ export interface EnqueueOptions {
 
 const INSERT_RECORDING = `
   INSERT INTO recordings (source_key, source_path, spool_path, audio_format, timestamp, time_source,
-    duration_s, sample_rate, filesize, state, next_attempt_at, hold_reason, created_at, updated_at)
+    duration_s, sample_rate, filesize, state, next_attempt_at, hold_reason, created_at, updated_at, waiting)
   VALUES (@source_key, @source_path, @spool_path, @audio_format, @timestamp, @time_source,
-    @duration_s, @sample_rate, @filesize, 'pending', @now, @hold_reason, @now, @now)
+    @duration_s, @sample_rate, @filesize, 'pending', @now, @hold_reason, @now, @now, 1)
   ON CONFLICT (source_key) DO NOTHING`;
 
 // recording_wait: what the detection waits for, from its recording (see the schema; a
-// trigger keeps it when the recording changes).
+// trigger keeps it when the recording changes). mqtt_published: in the MQTT outbox only
+// while publishing is on (meta `mqtt`.active, mqtt/presence.ts); otherwise past it, as
+// turning publishing on would skip it anyway (skipUnpublished), and without the outbox
+// index's page written for every detection of a station without MQTT.
 const INSERT_DETECTION = `
   INSERT INTO detections (recording_id, dedupe_key, timestamp, start_s, end_s, scientific_name, common_name,
-    confidence, lat, lon, state, next_attempt_at, hold_reason, created_at, updated_at, recording_wait)
+    confidence, lat, lon, state, next_attempt_at, hold_reason, created_at, updated_at, recording_wait, waiting, mqtt_published)
   VALUES (@recording_id, @dedupe_key, @timestamp, @start_s, @end_s, @scientific_name, @common_name,
     @confidence, @lat, @lon, 'pending', @now, @hold_reason, @now, @now,
-    COALESCE((SELECT detection_wait FROM recordings WHERE id = @recording_id), 0))
+    COALESCE((SELECT detection_wait FROM recordings WHERE id = @recording_id), 0), 1,
+    COALESCE((SELECT ${MQTT_STATE.notPublished} FROM meta WHERE key = 'mqtt' AND json_extract(value, '$.active') = 1), ${MQTT_STATE.updatePublished}))
   ON CONFLICT (dedupe_key) DO NOTHING`;
 
 /**

@@ -31,16 +31,27 @@ export function markFileDone(
   ).run(file, size, Math.trunc(mtimeMs), outcome, detail, now);
 }
 
-/** Forgets files finished with before `before` (epoch ms) that no longer exist, `exists` deciding. */
-export function pruneIngestedFiles(q: Queue, exists: (file: string) => boolean, limit = 1_000): number {
-  const rows = q.stmt(`SELECT path FROM ingested_files ORDER BY at LIMIT ?`).all(limit) as { path: string }[];
+/**
+ * Forgets the files, among the next `limit` by path after `after`, that no longer exist
+ * (`exists` deciding). It walks the primary key (an index by time would be one more page
+ * written by every ingest): call it again with `next` (null once past the last file) to
+ * go on, from `''` to start over.
+ */
+export function pruneIngestedFiles(
+  q: Queue,
+  exists: (file: string) => boolean,
+  options: { after?: string; limit?: number } = {},
+): { pruned: number; next: string | null } {
+  const limit = options.limit ?? 1_000;
+  const rows = q.stmt(`SELECT path FROM ingested_files WHERE path > ? ORDER BY path LIMIT ?`).all(options.after ?? '', limit) as { path: string }[];
   const gone = rows.filter((r) => !exists(r.path)).map((r) => r.path);
-  if (gone.length === 0) return 0;
-  const del = q.stmt(`DELETE FROM ingested_files WHERE path = ?`);
-  q.write(() => {
-    for (const file of gone) del.run(file);
-  });
-  return gone.length;
+  if (gone.length > 0) {
+    const del = q.stmt(`DELETE FROM ingested_files WHERE path = ?`);
+    q.write(() => {
+      for (const file of gone) del.run(file);
+    });
+  }
+  return { pruned: gone.length, next: rows.length < limit ? null : rows[rows.length - 1].path };
 }
 
 /** A result file ingest could not take, with why (e.g. `ERR_NO_RECORDING_START ...`). */

@@ -198,6 +198,47 @@ ${ITEM_STATE_COLUMNS}
     // file, too large) without scanning every file the agent ever read.
     up: (db) => db.exec(`CREATE INDEX ingested_files_errors ON ingested_files (at) WHERE outcome = 'error';`),
   },
+  {
+    version: 8,
+    name: 'fewer pages written per recording',
+    // Every commit appends each page it changed to the WAL, and SQLite rewrites an index
+    // whenever the UPDATE sets one of its columns or a column of its partial WHERE
+    // (whatever the new key). A recording's ingest, claim and outcomes touched some 38 pages;
+    // docs/ARCHITECTURE.md, "The write path", lists what is left. Here:
+    // - `waiting` (1 from queued until uploaded, failed or dropped) is set by transitionWhere
+    //   only when an item enters or leaves those end states, so the `*_waiting` indexes are
+    //   written at ingest and at the outcome, not at every claim and retry (their WHERE was
+    //   on `state`, which every transition sets);
+    // - `recordings_spool` holds only what retention may delete (uploaded or dropped): it is
+    //   written once, at the outcome, instead of at ingest, claim and outcome (its key held
+    //   `updated_at`). The spool's other files are counted from `recordings_due`, which now
+    //   covers `filesize` and `spool_path` (an index on the virtual `audio_stage` is never
+    //   covering);
+    // - `ingested_files_at` goes: only a pruning that nothing called read it
+    //   (pruneIngestedFiles walks the primary key now);
+    // - `state_counts` keeps `sending` items in the `pending` row (state-counts.ts): a claim
+    //   and a retry no longer write it.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE recordings ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE detections ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
+        UPDATE recordings SET waiting = 1 WHERE state IN ('pending', 'sending', 'unknown');
+        UPDATE detections SET waiting = 1 WHERE state IN ('pending', 'sending', 'unknown');
+        DROP INDEX recordings_waiting;
+        CREATE INDEX recordings_waiting ON recordings (created_at) WHERE waiting = 1;
+        DROP INDEX detections_waiting;
+        CREATE INDEX detections_waiting ON detections (created_at) WHERE waiting = 1;
+        DROP INDEX recordings_spool;
+        CREATE INDEX recordings_spool ON recordings (updated_at, filesize, spool_path, state)
+          WHERE spool_path IS NOT NULL AND state IN ('uploaded', 'dropped');
+        DROP INDEX recordings_due;
+        CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at, filesize, spool_path);
+        DROP INDEX ingested_files_at;
+        UPDATE state_counts SET n = n + (SELECT s.n FROM state_counts s WHERE s.kind = state_counts.kind AND s.state = 'sending')
+          WHERE state = 'pending';
+        UPDATE state_counts SET n = 0 WHERE state = 'sending';
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

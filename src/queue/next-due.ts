@@ -37,8 +37,8 @@ function nextDueSql(waits: readonly number[], audioWaits: readonly number[]): st
   const noAudio = audioWaits.length
     ? [
         `SELECT MIN(created_at) + @no_audio_after AS t FROM detections INDEXED BY detections_waiting
-         WHERE state IN ('pending', 'sending', 'unknown') AND created_at > @no_audio_before
-           AND state != 'sending' AND recording_wait IN (${audioWaits.join(', ')}) AND hold_reason IS NULL`,
+         WHERE waiting = 1 AND created_at > @no_audio_before
+           AND state IN ('pending', 'unknown') AND recording_wait IN (${audioWaits.join(', ')}) AND hold_reason IS NULL`,
       ]
     : [];
   return `SELECT MIN(t) AS t FROM (${[...backoffs, ...noAudio].join(' UNION ALL ')})`;

@@ -23,7 +23,12 @@ export interface RetentionOptions {
   limit: number;
 }
 
-const RETIRED = `state IN ('uploaded', 'dropped')`;
+/**
+ * The condition of the partial index `recordings_spool` besides `spool_path IS NOT NULL`
+ * (migration 8): only what retention may delete is in it, so it is written once per
+ * recording (at its outcome). A query that reads the index states it word for word.
+ */
+export const RETIRED = `state IN ('uploaded', 'dropped')`;
 
 /** Spool files that may be deleted, oldest first. */
 export function spoolFilesToDelete(q: Queue, options: RetentionOptions): SpoolFile[] {
@@ -55,10 +60,22 @@ export interface SpoolUsage {
   bytes: number;
 }
 
-/** Files and bytes the queue holds in the spool. */
+/**
+ * Files and bytes the queue holds in the spool: those retention may delete from
+ * `recordings_spool`, the others (waiting or failed) from the state ranges of
+ * `recordings_due`, which covers `filesize` and `spool_path`. Neither reads a table row.
+ */
 export function spoolUsage(q: Queue): SpoolUsage {
-  const row = q
-    .stmt('SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_spool WHERE spool_path IS NOT NULL')
-    .get() as SpoolUsage;
-  return { files: row.files, bytes: row.bytes };
+  return q.read(() => {
+    const retired = q
+      .stmt(`SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_spool WHERE spool_path IS NOT NULL AND ${RETIRED}`)
+      .get() as SpoolUsage;
+    const others = q
+      .stmt(
+        `SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_due ` +
+          `WHERE state IN ('pending', 'sending', 'unknown', 'failed') AND spool_path IS NOT NULL`,
+      )
+      .get() as SpoolUsage;
+    return { files: retired.files + others.files, bytes: retired.bytes + others.bytes };
+  });
 }

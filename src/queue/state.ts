@@ -105,6 +105,9 @@ const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
 
 const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate']);
 
+/** The end states: an item in one no longer waits (`waiting = 0`, out of the `*_waiting` indexes). */
+const SETTLED: readonly ItemState[] = ['uploaded', 'failed', 'dropped'];
+
 export const INCREMENT_ATTEMPTS = new SqlExpr('attempts + 1');
 
 export interface TransitionWhere {
@@ -146,6 +149,10 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       params[`p_${column}`] = typeof value === 'boolean' ? Number(value) : value;
     }
   }
+  // `waiting` (the `*_waiting` indexes' condition) is set only on entering or leaving an end
+  // state: an UPDATE that sets it rewrites the index, so claims and retries leave it alone.
+  if (SETTLED.includes(to)) sets.push('waiting = 0');
+  else if (froms.some((s) => SETTLED.includes(s))) sets.push('waiting = 1');
   const states = froms.map((s) => `'${s}'`).join(', ');
   // With ids, `+state` keeps the planner on the rowid: otherwise it prefers the state
   // index and walks every item in the state to test membership in the id list.

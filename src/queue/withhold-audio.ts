@@ -1,6 +1,6 @@
 import type { Queue } from './db.js';
 import { hold } from './hold.js';
-import type { SpoolFile } from './retention.js';
+import { RETIRED, type SpoolFile } from './retention.js';
 import { transitionWhere } from './state.js';
 import type { ItemState } from './types.js';
 
@@ -32,7 +32,7 @@ export function withholdQueuedAudio(q: Queue, now: number = Date.now()): SpoolFi
     const rows = q
       .stmt(
         `SELECT id, spool_path, filesize FROM recordings INDEXED BY recordings_spool
-         WHERE spool_path IS NOT NULL AND state = 'dropped' AND last_error_code = '${AUDIO_WITHHELD_CODE}'`,
+         WHERE spool_path IS NOT NULL AND ${RETIRED} AND state = 'dropped' AND last_error_code = '${AUDIO_WITHHELD_CODE}'`,
       )
       .all() as { id: number; spool_path: string; filesize: number | null }[];
     return rows.map((r) => ({ recordingId: r.id, spoolPath: r.spool_path, filesize: r.filesize }));

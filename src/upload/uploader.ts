@@ -145,7 +145,10 @@ export class Uploader {
       minOpenMs: Math.min(5_000, options.probeIntervalMs),
       maxOpenMs: options.probeIntervalMs,
     });
-    this.concurrency = new AdaptiveConcurrency(options.concurrency);
+    // At the configured limit from the start: at half of it, the first recording's detections
+    // (a few, claimed together) did not all fit, and their outcomes took two commits (two
+    // fsyncs). A 429/503 still halves it at once.
+    this.concurrency = new AdaptiveConcurrency(options.concurrency, options.concurrency);
     this.commits = new GroupCommit(queue, () => this.scheduleCommit());
   }
 

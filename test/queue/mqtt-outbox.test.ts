@@ -4,6 +4,7 @@ import { claimDetections } from '../../src/queue/claim-detections.js';
 import { dropItems } from '../../src/queue/drop-items.js';
 import { enqueueRecording } from '../../src/queue/enqueue.js';
 import { markUploaded } from '../../src/queue/mark-uploaded.js';
+import { setMeta } from '../../src/queue/meta.js';
 import { markDetectionsPublished, markUpdatesPublished } from '../../src/queue/mqtt-mark-published.js';
 import { outboxCounts } from '../../src/queue/mqtt-outbox-counts.js';
 import { skipUnpublished } from '../../src/queue/mqtt-skip-unpublished.js';
@@ -13,7 +14,11 @@ import { detection, tempQueue } from './helpers.js';
 
 let q: Queue;
 let cleanup: () => void;
-beforeEach(() => ({ q, cleanup } = tempQueue()));
+beforeEach(() => {
+  ({ q, cleanup } = tempQueue());
+  // Publishing is on (the daemon's activatePublishing at start): detections enter the outbox.
+  setMeta(q, 'mqtt', { active: true });
+});
 afterEach(() => cleanup());
 
 const stateOf = (id: number) => (q.stmt('SELECT mqtt_published AS s FROM detections WHERE id = ?').get(id) as { s: number }).s;
@@ -53,5 +58,16 @@ describe('the MQTT outbox (detections.mqtt_published)', () => {
     expect(skipUnpublished(q)).toBe(2);
     expect(outboxCounts(q)).toEqual({ detections: 0, updates: 0 });
     expect(detectionsToPublish(q, 10)).toEqual([]);
+  });
+
+  it('a detection queued while publishing is off is past the outbox (no outbox index entry written for it)', () => {
+    setMeta(q, 'mqtt', { active: false });
+    enqueueRecording(q, { recording: null, detections: [detection('c', 0)] });
+    setMeta(q, 'mqtt', { active: true });
+    enqueueRecording(q, { recording: null, detections: [detection('c', 1)] });
+    expect(outboxCounts(q)).toEqual({ detections: 1, updates: 0 });
+    const entries = q.db.prepare(`SELECT count(*) AS n FROM detections INDEXED BY detections_mqtt WHERE mqtt_published < 2`).get() as { n: number };
+    expect(entries.n).toBe(1);
+    expect(detectionsToPublish(q, 10).map((d) => d.startS)).toEqual([3]);
   });
 });

@@ -9,7 +9,7 @@ import {
   toId,
   toNumber,
 } from './normalize.js';
-import { isObject } from './response.js';
+import { isObject } from '../wire/json-object.js';
 import { callOptions, Transport } from './transport.js';
 import { openUploadBody } from './upload-body.js';
 import type { CallArg, ExchangeResult, ServiceClientOptions } from './transport.js';

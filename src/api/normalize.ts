@@ -7,7 +7,7 @@ import type {
   StationConfigRecord,
   StationSpeciesSummary,
 } from '../wire/types.js';
-import { isObject } from './response.js';
+import { isObject } from '../wire/json-object.js';
 
 /**
  * Lenient reading of the service's JSON where the real service has drifted from

@@ -1,5 +1,6 @@
 import { HttpStatusError, OutcomeUnknownError, ServiceRejectedError } from './errors.js';
 import type { WireResponse } from './http.js';
+import { isObject } from '../wire/json-object.js';
 import { redactDeep, redactText } from '../wire/redact.js';
 import { htmlTitle, looksLikeHtml as looksLikeHtmlText } from './answer.js';
 
@@ -121,6 +122,3 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
 import { classifyBody, isTokenRefusal } from '../api/answer.js';
+import { isObject } from '../wire/json-object.js';
 import { REDACTED, redactText, redactUrl } from '../wire/redact.js';
 import { VERSION } from '../version.js';
 
@@ -120,8 +121,4 @@ async function get(url: URL, path: string, timeoutMs: number): Promise<Answer> {
 
 function serverMessage(body: unknown): string | undefined {
   return isObject(body) && typeof body.message === 'string' ? body.message : undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -11,6 +11,7 @@
 
 import type { LinkStatus } from '../upload/link-policy.js';
 import { pidAlive } from '../system/pid.js';
+import { isObject } from '../wire/json-object.js';
 
 export const RUNTIME_META_KEY = 'runtime';
 
@@ -171,10 +172,6 @@ export function daemonLiveness(
     return { state: 'not-responding', detail: `pid ${snapshot.pid} is alive but its snapshot is ${seconds}s old (refreshed every ${RUNTIME_HEARTBEAT_MS / 1000}s)` };
   }
   return { state: 'running', detail: `pid ${snapshot.pid}, snapshot ${seconds}s old` };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function num(v: unknown): number | null {

@@ -6,6 +6,9 @@
  * config's schema, which needs zod's full power, is validated only when the config
  * changed: src/config/cache.ts). The shapes are small and flat; this stays small.
  */
+
+import { isObject } from '../../wire/json-object.js';
+
 export interface ShapeProblem {
   path: string;
   message: string;
@@ -18,7 +21,7 @@ export class ShapeCheck {
 
   /** The value as an object, or a problem at the root. */
   object(value: unknown): Record<string, unknown> | undefined {
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (isObject(value)) return value;
     this.fail([], `must be an object (got ${kindOf(value)})`);
     return undefined;
   }

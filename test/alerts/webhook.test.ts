@@ -1,7 +1,8 @@
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { AlertDelivery, alertPayload, type WebhookOptions } from '../../src/alerts/webhook.js';
-import { startTrickleServer, type TrickleServer } from '../helpers/trickle-server.js';
+import { outcomeWithin } from '../helpers/outcome.js';
+import { trickleForTest as trickle } from '../helpers/trickle-server.js';
 
 /**
  * The webhook against a real receiver that never finishes its answer (headers, then one
@@ -13,23 +14,12 @@ const HOOK_ID = 'ha-webhook-id-7f3a91';
 /** Long enough that a delivery still running has no deadline: the webhook's here is 300 ms. */
 const GUARD_MS = 20_000;
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function trickle(mode: 'body' | 'headers'): Promise<TrickleServer> {
-  const s = await startTrickleServer({ mode, intervalMs: 100 });
-  cleanups.push(() => s.close());
-  return s;
-}
-
 function delivery(url: string, attempts: number): { delivery: AlertDelivery; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = [];
   const log = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const webhook: WebhookOptions = { url: `${url}/api/webhook/${HOOK_ID}`, headers: {}, secret: null, timeoutMs: 300 };
   const d = new AlertDelivery(webhook, log, { attempts, backoff: { baseMs: 10, maxMs: 20 }, maxQueued: 50 });
-  cleanups.push(() => d.stop());
+  onTestFinished(() => d.stop());
   return { delivery: d, logs };
 }
 
@@ -38,11 +28,7 @@ const notice = (state: 'firing' | 'resolved') =>
 
 /** Waits for the queue to empty, failing (instead of hanging) if it does not within GUARD_MS. */
 async function settled(d: AlertDelivery): Promise<void> {
-  let guard: NodeJS.Timeout | undefined;
-  const stalled = new Promise<'stalled'>((resolve) => (guard = setTimeout(() => resolve('stalled'), GUARD_MS)));
-  const outcome = await Promise.race([d.idle().then(() => 'idle'), stalled]);
-  clearTimeout(guard);
-  expect(outcome, 'the alert queue should have emptied').toBe('idle');
+  expect(await outcomeWithin(d.idle().then(() => 'idle'), GUARD_MS), 'the alert queue should have emptied').toBe('idle');
 }
 
 describe('alert webhook against a receiver that trickles', () => {

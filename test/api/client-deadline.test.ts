@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/client.js';
 import { NetworkError, OutcomeUnknownError } from '../../src/api/errors.js';
 import type { ServiceClientOptions } from '../../src/api/transport.js';
 import { tempDir } from '../helpers/paths.js';
-import { startTrickleServer, type TrickleServer } from '../helpers/trickle-server.js';
+import { outcomeWithin } from '../helpers/outcome.js';
+import { trickleForTest as trickle } from '../helpers/trickle-server.js';
 import { until } from '../helpers/until.js';
 import { expectNoSecret } from './test-server.js';
 
@@ -22,29 +23,15 @@ const DETECTION = { timestamp: '2024-05-01T06:00:03.000+02:00', commonName: 'Eur
 /** Long enough that a test still waiting on it has failed: the deadlines here are 300 ms. */
 const GUARD_MS = 20_000;
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function trickle(mode: 'body' | 'headers'): Promise<TrickleServer> {
-  const s = await startTrickleServer({ mode, intervalMs: 100 });
-  cleanups.push(() => s.close());
-  return s;
-}
-
 function client(baseUrl: string, extra: Partial<ServiceClientOptions> = {}): ServiceClient {
   const c = createServiceClient({ baseUrl, token: TOKEN, timeoutMs: 300, ...extra });
-  cleanups.push(() => c.close());
+  onTestFinished(() => c.close());
   return c;
 }
 
 /** The call's error, or a failure if it is still pending after GUARD_MS (no deadline). */
 async function failure(call: Promise<unknown>): Promise<Error> {
-  let guard: NodeJS.Timeout | undefined;
-  const stalled = new Promise<'stalled'>((resolve) => (guard = setTimeout(() => resolve('stalled'), GUARD_MS)));
-  const outcome = await Promise.race([call.then(() => 'resolved', (e: unknown) => e), stalled]);
-  clearTimeout(guard);
+  const outcome = await outcomeWithin(call.then(() => 'resolved'), GUARD_MS);
   expect(outcome, 'the call should have ended with an error at its deadline').toBeInstanceOf(Error);
   expectNoSecret(outcome, TOKEN);
   return outcome as Error;
@@ -69,7 +56,7 @@ describe('the total deadline of a service call, against a peer that trickles', (
 
   it('a soundscape upload whose answer trickles: outcome unknown (the uploader reconciles it)', async () => {
     const tmp = tempDir('api-deadline-');
-    cleanups.push(tmp.cleanup);
+    onTestFinished(tmp.cleanup);
     const file = path.join(tmp.dir, 'rec.flac');
     writeFileSync(file, Buffer.alloc(64 * 1024, 7));
     const s = await trickle('body');
@@ -85,7 +72,7 @@ describe('the total deadline of a service call, against a peer that trickles', (
     const holder = new AbortController();
     const first = c.postDetection(DETECTION, { timeoutMs: 60_000, signal: holder.signal });
     first.catch(() => {});
-    cleanups.push(() => holder.abort());
+    onTestFinished(() => holder.abort());
     await until('the first request at the peer', () => s.requests.length === 1, 5_000);
     const err = await failure(c.postDetection(DETECTION, { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(NetworkError);

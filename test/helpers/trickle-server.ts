@@ -1,4 +1,5 @@
 import { createServer, type Socket } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 /**
  * A real HTTP peer that never finishes its answer: once a request's headers have
@@ -77,4 +78,11 @@ export async function startTrickleServer(options: { mode: 'body' | 'headers'; in
         server.close(() => resolve());
       }),
   };
+}
+
+/** Inside a test: a trickle server (one byte every 100 ms) closed when the test finishes. */
+export async function trickleForTest(mode: 'body' | 'headers'): Promise<TrickleServer> {
+  const s = await startTrickleServer({ mode, intervalMs: 100 });
+  onTestFinished(() => s.close());
+  return s;
 }

@@ -1,8 +1,9 @@
 import { createServer, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { connectBroker } from '../../src/mqtt/connection.js';
 import { brokerSettings } from '../../src/mqtt/options.js';
+import { outcomeWithin } from '../helpers/outcome.js';
 
 /**
  * The MQTT connect has a total limit like every outbound request: mqtt.js's
@@ -11,11 +12,6 @@ import { brokerSettings } from '../../src/mqtt/options.js';
  * sends one byte every 100 ms for ever. A publish has one too: a broker that accepts
  * the connection and then never acknowledges would hold the publisher for ever.
  */
-
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
 
 /** A peer on a free port of 127.0.0.1, each connection handled by `onConnection`. */
 async function peer(onConnection: (socket: Socket) => void): Promise<number> {
@@ -26,7 +22,7 @@ async function peer(onConnection: (socket: Socket) => void): Promise<number> {
     onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
+  onTestFinished(
     () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -56,20 +52,11 @@ function mqttConfig(port: number) {
   });
 }
 
-/** The promise's outcome (its value or error), or 'stalled' after 20 s: the limits here are 300 ms. */
-async function outcomeOf(p: Promise<unknown>): Promise<unknown> {
-  let guard: NodeJS.Timeout | undefined;
-  const stalled = new Promise<'stalled'>((resolve) => (guard = setTimeout(() => resolve('stalled'), 20_000)));
-  const outcome = await Promise.race([p.then((v) => v, (e: unknown) => e), stalled]);
-  clearTimeout(guard);
-  return outcome;
-}
-
 describe('the MQTT connection', () => {
   it('fails at its limit against a peer that trickles its answer', async () => {
     const port = await tricklingPeer();
     const settings = await brokerSettings(mqttConfig(port).mqtt, { connectTimeoutMs: 300 });
-    const outcome = await outcomeOf(connectBroker(settings));
+    const outcome = await outcomeWithin(connectBroker(settings));
     expect(outcome).toMatchObject({ code: 'ERR_MQTT_BROKER', message: expect.stringContaining(`cannot connect to the MQTT broker mqtt://127.0.0.1:${port}`) });
     expect((outcome as Error).message).toContain('connack timeout');
   }, 30_000);
@@ -77,8 +64,8 @@ describe('the MQTT connection', () => {
   it('a publish the broker never acknowledges fails at its limit', async () => {
     const port = await silentBroker();
     const conn = await connectBroker(await brokerSettings(mqttConfig(port).mqtt, { publishTimeoutMs: 300 }));
-    cleanups.push(() => conn.end());
-    const outcome = await outcomeOf(conn.publish('station/garden/detection', '{}', { qos: 1, retain: false }));
+    onTestFinished(() => conn.end());
+    const outcome = await outcomeWithin(conn.publish('station/garden/detection', '{}', { qos: 1, retain: false }));
     expect(outcome).toMatchObject({ code: 'ERR_MQTT_PUBLISH', message: 'station/garden/detection: not acknowledged within 300 ms' });
   }, 30_000);
 });

@@ -16,20 +16,15 @@
 # host tools (scripts/lib/targets.sh).
 set -euo pipefail
 
-started=$SECONDS
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=${STATION_AGENT_CACHE:-${STATION_AGENT_ARM64_CACHE:-$HOME/.cache/station-agent}}
+SCRIPT=package
+# shellcheck source=lib/script.sh
+source "$REPO/scripts/lib/script.sh"
 PACKAGING=$REPO/packaging/debian
 archs=()
 out=$REPO/packages
 run_lintian=yes
 
-say() { printf '\n==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-die() {
-  printf 'package: %s\n' "$*" >&2
-  exit 1
-}
 # shellcheck source=lib/targets.sh
 source "$REPO/scripts/lib/targets.sh"
 
@@ -196,4 +191,4 @@ build_package() {
 }
 
 for arch in "${archs[@]}"; do build_package "$arch"; done
-say "Packages in $out, built in $(((SECONDS - started) / 60))m$(printf '%02d' $(((SECONDS - started) % 60)))s"
+say "Packages in $out, built in $(elapsed)"

@@ -22,18 +22,10 @@
 # ~/.cache/station-agent). Later runs reuse the cache (sysroot, Node, the addon).
 set -euo pipefail
 
-started=$SECONDS
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=${STATION_AGENT_CACHE:-${STATION_AGENT_ARM64_CACHE:-$HOME/.cache/station-agent}}
-
-say() { printf '\n==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-die() {
-  printf 'test:arm64: %s\n' "$*" >&2
-  exit 1
-}
-elapsed() { printf '%dm%02ds' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)); }
-trap 'printf "\ntest:arm64: FAILED after %s\n" "$(elapsed)" >&2' ERR
+SCRIPT=test:arm64
+# shellcheck source=lib/script.sh
+source "$REPO/scripts/lib/script.sh"
 # The steps shared with scripts/package.sh (host tools, sysroot, Node, bin/install, the addon).
 # shellcheck source=lib/targets.sh
 source "$REPO/scripts/lib/targets.sh"

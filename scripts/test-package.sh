@@ -15,19 +15,12 @@
 # the first run), plus dpkg-deb and lintian. Cache: STATION_AGENT_CACHE (~/.cache/station-agent).
 set -euo pipefail
 
-started=$SECONDS
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=${STATION_AGENT_CACHE:-${STATION_AGENT_ARM64_CACHE:-$HOME/.cache/station-agent}}
+SCRIPT=test:package
+# shellcheck source=lib/script.sh
+source "$REPO/scripts/lib/script.sh"
+# scripts/package.sh, run below, keeps its downloads in the same place.
 export STATION_AGENT_CACHE=$CACHE
-
-say() { printf '\n==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-die() {
-  printf 'test:package: %s\n' "$*" >&2
-  exit 1
-}
-elapsed() { printf '%dm%02ds' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)); }
-trap 'printf "\ntest:package: FAILED after %s\n" "$(elapsed)" >&2' ERR
 # shellcheck source=lib/targets.sh
 source "$REPO/scripts/lib/targets.sh"
 

@@ -15,8 +15,7 @@
 #   target_qemu_wrappers [NODE [DIR]]  arm64 only: BIN/node and BIN/flac run the arm64
 #                              programs through qemu-aarch64 (sets BIN, ARM_NODE)
 #
-# Needs REPO (this tree) and CACHE (downloads and builds kept between runs) set by the caller,
-# and say/note/die functions. Debian host with apt; root the first time for the host tools.
+# Needs REPO (this tree), CACHE and say/note/die from scripts/lib/script.sh, sourced first. Debian host with apt; root the first time for the host tools.
 
 # The Node.js shipped in the package and run by the arm64 test: one version, pinned here.
 # A Node 20 (engines: >=20.19) published on the npm registry for both architectures.

@@ -1,18 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '@station-agent/emulator';
-import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
+import { describe, expect, it } from 'vitest';
 import { AGENT_CLI, AGENT_NODE, parseJson, runCli } from '../helpers/cli.js';
-import { REPO_ROOT, tempDir } from '../helpers/paths.js';
-import { TOKEN } from '../helpers/agent-world.js';
-import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
-import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
-import { seededRandom } from '../reliability/support/soak.js';
-import { until } from '../helpers/until.js';
-import { startService, writeAgentConfig } from '../reliability/support/world.js';
+import { installedAgentSuite } from '../helpers/installed-agent.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { startService } from '../reliability/support/world.js';
 
 /**
  * `npm run test:package` (scripts/test-package.sh): the Debian package unpacked into a
@@ -28,39 +21,11 @@ if (!ROOT || !ARCH || !process.env.STATION_AGENT_NODE || !process.env.STATION_AG
 const OPT = path.join(ROOT, 'opt/station-agent');
 /** The arm64 flac program through qemu (STATION_AGENT_ARM64_BIN), when testing the arm64 package. */
 const agentEnv: Record<string, string> = process.env.STATION_AGENT_ARM64_BIN ? { PATH: `${process.env.STATION_AGENT_ARM64_BIN}:${process.env.PATH}` } : {};
-/** Emulated arm64 runs several times slower than native code. */
-const SLOW_MS = 240_000;
 const ELF_MACHINE: Record<string, string> = { arm64: 'ARM aarch64', amd64: 'x86-64' };
 
 const manifest = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { version: string };
 
-const { dir: work, cleanup } = tempDir('package-');
-let service: RunningEmulator;
-let client: ServiceClient;
-let agent: AgentProcess | undefined;
-
-beforeAll(async () => {
-  service = await startService();
-  client = createServiceClient({ baseUrl: service.url, token: TOKEN });
-});
-afterEach(async () => {
-  await agent?.kill('SIGKILL');
-  agent = undefined;
-});
-afterAll(async () => {
-  await client?.close();
-  await service?.close();
-  cleanup();
-});
-
-function scenario(name: string, baseUrl = service.url) {
-  const dir = path.join(work, name);
-  const inputDir = path.join(dir, 'input');
-  const dataDir = path.join(dir, 'data');
-  mkdirSync(inputDir, { recursive: true });
-  const configPath = writeAgentConfig(path.join(dir, 'config.json'), { baseUrl, inputDir, dataDir });
-  return { inputDir, dataDir, configPath };
-}
+const suite = installedAgentSuite('package-', agentEnv);
 
 describe(`the ${ARCH} package`, () => {
   it('holds the agent on its own Node.js, with better-sqlite3 and flac-bindings built for the architecture', () => {
@@ -108,7 +73,7 @@ describe(`the ${ARCH} package`, () => {
   it('passes doctor against the local service: reachable, the token accepted', async () => {
     // A service of its own: doctor's probes must not count among the pipeline's uploads.
     const own = await startService();
-    const { configPath } = scenario('doctor', own.url);
+    const { configPath } = suite.scenario('doctor', { baseUrl: own.url });
     const result = await runCli(['doctor', '--json', '--config', configPath], { env: agentEnv, timeoutMs: 180_000 }).finally(() => own.close());
     const report = parseJson<{ checks: { id: string; status: string; detail: string }[] }>(result);
     const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
@@ -121,32 +86,7 @@ describe(`the ${ARCH} package`, () => {
   });
 
   it('uploads a results folder exactly once across a SIGKILL and a restart', async () => {
-    const { inputDir, dataDir, configPath } = scenario('pipeline');
-    const expected = planBacklog({ count: 8, startMs: startDaysAgo(1), random: seededRandom(21), detectionsPerRecording: 2 });
-    writeBacklog(inputDir, expected);
-
-    agent = startAgentProcess(configPath, { env: agentEnv });
-    await agent.waitForLine(/"msg":"station-agent running"/, SLOW_MS);
-    await until('a first upload', () => withQueue(dataDir, (q) => ((queueCounts(q).detections.uploaded ?? 0) > 0 ? true : undefined)), SLOW_MS);
-    expect((await agent.kill('SIGKILL')).signal).toBe('SIGKILL');
-    withQueue(dataDir, (q) => expect(q.integrityCheck()).toEqual({ ok: true, problems: [] }));
-
-    agent = startAgentProcess(configPath, { env: agentEnv });
-    const want = expectedCounts(expected);
-    const restarted = agent;
-    await until(
-      'queue drained',
-      () =>
-        withQueue(dataDir, (q) => {
-          const c = queueCounts(q);
-          const w = waiting(c);
-          return w.recordings + w.detections === 0 && (c.recordings.uploaded ?? 0) === want.recordings && (c.detections.uploaded ?? 0) === want.detections ? c : undefined;
-        }),
-      SLOW_MS,
-      () => restarted.lines.slice(-30).join('\n'),
-    );
-    expect(await agent.kill('SIGTERM'), agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
-    expect(exactlyOnce(expected, await serviceHoldings(client))).toEqual(EXACTLY_ONCE);
+    await suite.exactlyOnceAcrossKill({ seed: 21 });
   });
 });
 

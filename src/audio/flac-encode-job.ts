@@ -8,9 +8,10 @@ import { flacBitsFor, readPcmChunks } from './pcm.js';
 import { readWavInfo } from './wav.js';
 
 /**
- * The encoding itself, the same code whether it runs in the worker thread or in the
- * calling thread (see flac-encoder.ts for why both exist). Plain data in, plain data
- * out, so a job crosses the thread boundary as a structured-clone message.
+ * The encoding itself, the same code for both libFLAC builds (libflacjs in the worker
+ * thread or the calling thread, see flac-encoder.ts; flac-bindings' addon in the calling
+ * thread). Plain data in, plain data out, so a job crosses the thread boundary as a
+ * structured-clone message.
  */
 
 export type FlacCompressionLevel = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
@@ -94,7 +95,8 @@ export type FlacStreamEncoderFactory = (
 ) => FlacStreamEncoder;
 
 /**
- * Encode `job.src` (WAV) to FLAC, streaming: one chunk of WAV in memory at a time.
+ * Encode `job.src` (WAV) to FLAC with the encoders `createEncoder` makes, streaming: one
+ * chunk of WAV in memory at a time. `stopped` is asked between chunks (a forced close).
  * With `job.dest`, the FLAC is written as libFLAC produces it to `dest + '.part'`, its
  * STREAMINFO rewritten with the final values, fsynced, then renamed, so `dest` is either
  * absent or a whole FLAC (the `.part` file is removed on failure). Without `dest`, the

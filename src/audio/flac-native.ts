@@ -86,6 +86,16 @@ export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<Native
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
   return (params, onWrite, onStreamInfo) => {
     const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
+    // libFLAC writes a frame at a time (a few KB), valid only inside the callback: gathered
+    // into one buffer, reused, and handed on once per process/finish call (the contract's
+    // "valid until the next call"), rather than a Buffer per frame for the collector.
+    let out = Buffer.allocUnsafe(64 * 1024);
+    let used = 0;
+    const handOn = () => {
+      if (used === 0) return;
+      onWrite(out.subarray(0, used));
+      used = 0;
+    };
     let encoder: AddonEncoder;
     try {
       encoder = new api.EncoderBuilder()
@@ -96,8 +106,13 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
         .setTotalSamplesEstimate(totalSamples)
         .buildWithStream(
           (buffer) => {
-            // The addon's buffer is only valid inside this call: copied.
-            onWrite(Buffer.from(buffer));
+            if (used + buffer.length > out.length) {
+              const grown = Buffer.allocUnsafe(Math.max(out.length * 2, used + buffer.length));
+              out.copy(grown, 0, 0, used);
+              out = grown;
+            }
+            buffer.copy(out, used);
+            used += buffer.length;
             return WRITE_OK;
           },
           null,
@@ -123,9 +138,14 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
     // After a successful finish the addon frees its encoder: calling it then crashes the process.
     let finished = false;
     return {
-      process: (samples, frames) => encoder.processInterleaved(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), frames),
+      process: (samples, frames) => {
+        const ok = encoder.processInterleaved(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), frames);
+        handOn();
+        return ok;
+      },
       finish: () => {
         finished = encoder.finish() !== null;
+        handOn();
         return finished;
       },
       state: () => (finished ? 'finished' : encoder.getResolvedStateString()),

@@ -35,13 +35,18 @@ function floatTo24(x: number): number {
 
 /**
  * Convert little-endian WAV sample bytes (whole frames) to interleaved integers at the
- * bit depth `flacBitsFor(format)` chooses.
+ * bit depth `flacBitsFor(format)` chooses. `into`: an array to write them into (at least
+ * as long as the samples), returned as a view of the length filled.
  */
-export function decodeSamples(bytes: Uint8Array, format: Pick<WavFormat, 'formatTag' | 'bitsPerSample'>): Int32Array<ArrayBuffer> {
+export function decodeSamples(
+  bytes: Uint8Array,
+  format: Pick<WavFormat, 'formatTag' | 'bitsPerSample'>,
+  into?: Int32Array<ArrayBuffer>,
+): Int32Array<ArrayBuffer> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = format.bitsPerSample / 8;
   const count = Math.floor(bytes.byteLength / width);
-  const out = new Int32Array(count);
+  const out = into ? into.subarray(0, count) : new Int32Array(count);
   if (format.formatTag === WAVE_FORMAT_IEEE_FLOAT) {
     if (width === 4) for (let i = 0; i < count; i++) out[i] = floatTo24(view.getFloat32(i * 4, true));
     else for (let i = 0; i < count; i++) out[i] = floatTo24(view.getFloat64(i * 8, true));
@@ -74,7 +79,9 @@ export function decodeSamples(bytes: Uint8Array, format: Pick<WavFormat, 'format
 /**
  * The WAV's audio as interleaved integer samples, `chunkBytes` of the file at a time
  * (rounded down to whole frames). Only one chunk is in memory: an hour-long recording
- * streams through in constant space.
+ * streams through in constant space. Each chunk is yielded in the same array, overwritten
+ * by the next one (the encoders copy what they take): a recording allocates its buffers
+ * once, not once per chunk, which the garbage collector of a busy daemon pays for.
  */
 export async function* readPcmChunks(
   file: string,
@@ -84,6 +91,7 @@ export async function* readPcmChunks(
   const wanted = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const chunkBytes = Math.max(info.blockAlign, wanted - (wanted % info.blockAlign));
   const buffer = Buffer.alloc(chunkBytes);
+  const samples = new Int32Array(Math.floor(chunkBytes / (info.bitsPerSample / 8)));
   const fh = await open(file, 'r');
   try {
     for (let done = 0; done < info.dataBytes; ) {
@@ -97,7 +105,7 @@ export async function* readPcmChunks(
         );
       }
       done += length;
-      yield decodeSamples(buffer.subarray(0, length), info);
+      yield decodeSamples(buffer.subarray(0, length), info, samples);
     }
   } finally {
     await fh.close();

@@ -26,6 +26,7 @@ import { DEFAULT_DATA_DIR } from './data-dir.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const INPUT_FORMATS = ['auto', 'results', 'analyzerpi'] as const;
 export const AFTER_UPLOAD_ACTIONS = ['keep', 'delete', 'move'] as const;
+export const RAM_DISK_AUDIO_CHOICES = ['copy', 'keep'] as const;
 export const CLOCK_SYNC_MODES = ['auto', 'always', 'never'] as const;
 /** `upload.flacEncoder`: see src/audio/flac-encoder.ts. */
 export const FLAC_ENGINE_CHOICES = ['auto', 'native', 'program', 'wasm'] as const;
@@ -263,6 +264,13 @@ const inputSchema = z
         'A result file larger than this many MB is refused with an error naming it (tables are read as a stream, so memory does not grow with their size; a file this large is not analyzer output). JSON result files are read whole and are refused above 16 MB whatever this says.',
       )
       .meta({ examples: [256] }),
+    ramDiskAudio: z
+      .enum(RAM_DISK_AUDIO_CHOICES)
+      .default('copy')
+      .describe(
+        'Where a recording\'s audio waits for its upload when `input.dir` is on another file system than `dataDir` (a RAM disk): `copy` it onto the card (`dataDir/spool`: a power cut loses nothing; some 1.4 MB written per 15 s WAV), or `keep` it on that file system, as a hard link in the hidden folder `.station-agent-spool` of `input.dir` (nothing written to the card; a power cut or reboot loses the soundscapes not yet uploaded, never their detections, which then go without them). With `keep`, audio is copied as with `copy` while less than half of that file system is free, so the analyzer keeps room during an outage; `retention.keepUploadedDays` applies there too. No effect when both are on one file system (the spool hard-links the audio). Needs a restart.',
+      )
+      .meta({ examples: ['copy'] }),
   })
   .refine(
     (i: { format?: unknown; labels?: unknown }) => i.format !== 'analyzerpi' || typeof i.labels === 'string',

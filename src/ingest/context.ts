@@ -58,8 +58,11 @@ export async function createIngestContext(
   log: Logger,
   options: { dryRun?: boolean; settleMs?: number } = {},
 ): Promise<IngestContext> {
-  const spool = new Spool(config.dataDir);
-  if (!options.dryRun) await spool.init();
+  const spool = new Spool(config.dataDir, config.input.ramDiskAudio === 'keep' ? config.input.dir : null);
+  if (!options.dryRun) {
+    const note = await spool.init();
+    if (note) log.warn(note);
+  }
   const labels = config.input.labels
     ? await Labels.load(config.input.labels, config.input.localizedLabels ?? undefined)
     : undefined;

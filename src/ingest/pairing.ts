@@ -80,6 +80,8 @@ export class Pairing {
 
   /** What the watcher should follow, and as what; undefined for files of no interest. */
   classify = (file: string): InputFile | undefined => {
+    // The near spool (input.ramDiskAudio keep) is inside input.dir: its links are the agent's, never input.
+    if (this.opts.ctx.spool.isNear(file)) return undefined;
     const c = classifyPath(file);
     if (c.kind === 'ignored') return undefined;
     if (c.kind === 'audio') return this.takesOnSight(file) ? { kind: 'audio', takeOnSight: true } : undefined;
@@ -98,13 +100,15 @@ export class Pairing {
   /** analyzerpi: take the WAV before the analyzer deletes it. */
   onAppear = (file: string, what: InputFile): void => {
     if (what.kind !== 'audio' || this.linking.has(file)) return;
-    const dest = path.join(this.opts.ctx.spool.incomingDir, path.basename(file));
+    const spool = this.opts.ctx.spool;
+    const dest = path.join(spool.incomingDir, path.basename(file));
     const task = (async () => {
       // Only a regular file, opened without blocking: a FIFO named *.wav must not stall ingestion.
       const handle = await openRegularFile(file);
       let keep = false;
       try {
-        if (await this.opts.ctx.spool.tryLink(file, dest, handle)) return;
+        // The near spool (input.ramDiskAudio keep) takes it while its file system is at least half free.
+        if ((!spool.nearDir || (await spool.nearHasRoom())) && (await spool.tryLink(file, dest, handle))) return;
         if (this.held.size >= MAX_HELD) {
           // Hundreds of WAVs without their JSON: the analyzer is behind or stopped writing results.
           this.opts.ctx.log.warn(`not holding ${file}: already ${MAX_HELD} WAVs wait for their results; it is uploaded only if it is still there when its JSON comes`);
@@ -137,7 +141,6 @@ export class Pairing {
 
   /** Removes spooled analyzerpi WAVs whose JSON never came. */
   async sweepIncoming(now = Date.now()): Promise<number> {
-    const dir = this.opts.ctx.spool.incomingDir;
     let removed = 0;
     for (const [file, h] of [...this.held]) {
       if (now - h.at >= this.opts.jsonTimeoutMs) {
@@ -145,8 +148,12 @@ export class Pairing {
         removed++;
       }
     }
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const file = path.join(dir, name);
+    const spooled: string[] = [];
+    for (const dir of this.opts.ctx.spool.incomingDirs) {
+      for (const name of await readdir(dir).catch(() => [] as string[])) spooled.push(path.join(dir, name));
+    }
+    for (const file of spooled) {
+      const name = path.basename(file);
       const st = await stat(file).catch(() => null);
       // Age counts from when the agent last started, not only from the link: after a
       // downtime longer than the timeout, the JSON may be waiting in the input folder.
@@ -230,10 +237,13 @@ export class Pairing {
     if (what.kind !== 'analyzerpi-json') return { resultPath: file, what, audioPath: findAudio(file, what.audioFileName ?? what.baseName) };
     const original = path.join(path.dirname(file), what.audioFileName);
     await this.linking.get(original);
-    const spooled = path.join(this.opts.ctx.spool.incomingDir, what.audioFileName);
-    if (existsSync(spooled)) return { resultPath: file, what, audioPath: original, spooledAudio: spooled };
+    const spool = this.opts.ctx.spool;
+    const spooled = spool.incomingDirs.map((dir) => path.join(dir, what.audioFileName)).find((f) => existsSync(f));
+    if (spooled) return { resultPath: file, what, audioPath: original, spooledAudio: spooled };
     const held = this.held.get(original);
-    return { resultPath: file, what, audioPath: original, ...(held && { heldAudio: { handle: held.handle, to: spooled } }) };
+    // A WAV held open (not linked on sight) is copied onto the card, whatever the near spool's room.
+    const to = path.join(spool.cardIncomingDir, what.audioFileName);
+    return { resultPath: file, what, audioPath: original, ...(held && { heldAudio: { handle: held.handle, to } }) };
   }
 
   private async ingestFile(file: string, st: Stats, what: ResultClass): Promise<void> {

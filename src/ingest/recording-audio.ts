@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
 import { readFlacInfoFrom } from '../audio/flac-info.js';
 import { readWavInfoFrom, type WavInfo } from '../audio/wav.js';
@@ -117,28 +118,38 @@ function spoolName(sourceKey: string, kind: 'wav' | 'flac'): string {
  */
 export async function leftInSpool(ctx: IngestContext, sourceKey: string): Promise<(ValidAudio & { path: string }) | null> {
   for (const kind of ['wav', 'flac'] as const) {
-    const audio = await openAudio(ctx.spool.pathFor(spoolName(sourceKey, kind)), { asItIs: true });
-    if (audio.kind === 'wav' || audio.kind === 'flac') return audio;
+    const name = spoolName(sourceKey, kind);
+    for (const file of ctx.spool.nearDir ? [ctx.spool.pathFor(name), path.join(ctx.spool.nearDir, name)] : [ctx.spool.pathFor(name)]) {
+      const audio = await openAudio(file, { asItIs: true });
+      if (audio.kind === 'wav' || audio.kind === 'flac') return audio;
+    }
   }
   return null;
 }
 
 /**
  * Takes the recording's audio into the spool: renamed from incoming/ when it was linked
- * there on sight, else linked or copied from the descriptor it was read through. Null
- * when free disk space is below `disk.minFreeMb` (audio from incoming/ is then deleted).
+ * there on sight (within the near spool when it is there: `input.ramDiskAudio: keep`),
+ * else linked or copied from the descriptor it was read through. Null when free disk
+ * space on the card is below `disk.minFreeMb` (audio from the card's incoming/ is then
+ * deleted); audio in the near spool takes no space on the card.
  */
 export async function spoolAudio(ctx: IngestContext, audio: ValidAudio, alreadySpooled: boolean, sourceKey: string): Promise<string | null> {
+  const name = spoolName(sourceKey, audio.kind);
+  if (alreadySpooled && ctx.spool.isNear(audio.path)) {
+    const dest = ctx.spool.pathFor(name, audio.path);
+    await rename(audio.path, dest);
+    return dest;
+  }
   const free = await ctx.spool.freeBytes().catch(() => Number.POSITIVE_INFINITY);
   if (isDiskLow(free, ctx.minFreeMb)) {
     if (alreadySpooled) await rm(audio.path, { force: true });
     return null;
   }
-  const dest = ctx.spool.pathFor(spoolName(sourceKey, audio.kind));
   if (alreadySpooled) {
+    const dest = ctx.spool.pathFor(name);
     await rename(audio.path, dest);
-  } else {
-    await ctx.spool.take(audio.path, dest, audio.handle);
+    return dest;
   }
-  return dest;
+  return (await ctx.spool.take(audio.path, name, audio.handle)).path;
 }

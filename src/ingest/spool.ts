@@ -1,4 +1,4 @@
-import { link, lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
 import { diskFree } from '../system/disk.js';
@@ -9,40 +9,104 @@ import { diskFree } from '../system/disk.js';
  * analysing it, uploaded or not, so the agent takes its own reference the moment a
  * WAV appears: a hard link costs no space and no write; where the spool is on
  * another filesystem (a RAM disk, another card) it copies instead.
+ *
+ * Unless the owner chose `input.ramDiskAudio: keep`: the audio then waits for its upload
+ * on the analyzer's own file system, as a hard link in `<input.dir>/.station-agent-spool`
+ * (the "near" spool, with its own `incoming/`), and nothing is written to the card. A
+ * power cut or reboot empties a RAM disk: the recordings whose audio is gone fail at
+ * upload (their audio cannot be read) and their detections go without a soundscape. While
+ * less than half of that file system is free, audio is copied onto the card as without
+ * the choice, so the analyzer always has room to write (an outage lasts longer than a
+ * RAM disk holds). The near spool is used only where `input.dir` and `dataDir` are on
+ * different file systems.
  */
 export class DiskFullError extends StationAgentError {
   readonly code = 'ERR_DISK_FULL';
 }
 
+/** The near spool's folder in `input.dir` (hidden: never read as input). */
+export const NEAR_SPOOL_NAME = '.station-agent-spool';
+
 export class Spool {
   readonly dir: string;
-  readonly incomingDir: string;
+  /** The near spool (`input.ramDiskAudio: keep`, input.dir on another file system), once {@link init} found it usable. */
+  nearDir: string | null = null;
+  private readonly wantedNearDir: string | null;
 
-  constructor(dataDir: string) {
+  /** @param keepNear `input.dir` when the owner chose `input.ramDiskAudio: keep`, else null */
+  constructor(dataDir: string, keepNear: string | null = null) {
     this.dir = path.join(dataDir, 'spool');
-    this.incomingDir = path.join(this.dir, 'incoming');
+    this.wantedNearDir = keepNear ? path.join(keepNear, NEAR_SPOOL_NAME) : null;
   }
 
-  async init(): Promise<void> {
-    await mkdir(this.incomingDir, { recursive: true, mode: 0o700 });
+  /** Where analyzerpi WAVs are linked on sight: the near spool's `incoming/` when there is one. */
+  get incomingDir(): string {
+    return path.join(this.nearDir ?? this.dir, 'incoming');
   }
 
-  /** Where a recording's audio lives in the spool. */
-  pathFor(name: string): string {
-    return path.join(this.dir, name);
+  /** The spool's own `incoming/`, on the card: where a WAV held open is copied. */
+  get cardIncomingDir(): string {
+    return path.join(this.dir, 'incoming');
+  }
+
+  /** Every `incoming/` a WAV may wait in (swept for WAVs whose result never came). */
+  get incomingDirs(): string[] {
+    return this.nearDir ? [this.incomingDir, this.cardIncomingDir] : [this.cardIncomingDir];
   }
 
   /**
-   * Takes a reference to `source` under `dest` in the spool: a hard link, or a
-   * crash-safe copy (to `.part`, fsync, rename) across filesystems. `handle` is
-   * `source` as the caller opened it with `openRegularFile` (a FIFO or symlink is
-   * refused, never linked) and read its header from; the caller closes it.
-   * @returns how the file came: 'link' or 'copy'
+   * Creates the folders. Returns why the near spool is not used although it was chosen
+   * (input.dir on the card's file system, or its folder cannot be made), for the log; null otherwise.
    */
-  async take(source: string, dest: string, handle: FileHandle): Promise<'link' | 'copy'> {
-    if (await this.tryLink(source, dest, handle)) return 'link';
+  async init(): Promise<string | null> {
+    await mkdir(path.join(this.dir, 'incoming'), { recursive: true, mode: 0o700 });
+    if (!this.wantedNearDir) return null;
+    const input = path.dirname(this.wantedNearDir);
+    try {
+      const [a, b] = await Promise.all([stat(input), stat(this.dir)]);
+      if (a.dev === b.dev) return `input.ramDiskAudio keep: ${input} is on the file system of dataDir; the spool hard-links its audio, nothing is copied`;
+      await mkdir(path.join(this.wantedNearDir, 'incoming'), { recursive: true, mode: 0o700 });
+      this.nearDir = this.wantedNearDir;
+      return null;
+    } catch (err) {
+      return `input.ramDiskAudio keep: cannot use ${this.wantedNearDir} (${(err as Error).message}); audio is copied into ${this.dir}`;
+    }
+  }
+
+  /** Where a recording's audio lives in the spool: beside `near` when that file is in the near spool. */
+  pathFor(name: string, near?: string): string {
+    return path.join(near && this.isNear(near) ? this.nearDir! : this.dir, name);
+  }
+
+  /** Whether `file` is in the near spool (not on the card). */
+  isNear(file: string): boolean {
+    return this.nearDir !== null && file.startsWith(this.nearDir + path.sep);
+  }
+
+  /** The near spool may take more audio: at least half of its file system is free. */
+  async nearHasRoom(): Promise<boolean> {
+    if (!this.nearDir) return false;
+    const space = await diskFree(this.nearDir).catch(() => null);
+    return space !== null && space.freeBytes * 2 >= space.totalBytes;
+  }
+
+  /**
+   * Takes a reference to `source` under the spool name `name`: a hard link into the
+   * spool, else into the near spool (while it has room), else a crash-safe copy (to
+   * `.part`, fsync, rename) into the spool. `handle` is `source` as the caller opened
+   * it with `openRegularFile` (a FIFO or symlink is refused, never linked) and read its
+   * header from; the caller closes it.
+   * @returns how the file came, and where it is now
+   */
+  async take(source: string, name: string, handle: FileHandle): Promise<{ how: 'link' | 'copy'; path: string }> {
+    const dest = this.pathFor(name);
+    if (await this.tryLink(source, dest, handle)) return { how: 'link', path: dest };
+    if (await this.nearHasRoom()) {
+      const near = path.join(this.nearDir!, name);
+      if (await this.tryLink(source, near, handle)) return { how: 'link', path: near };
+    }
     await this.copyFromHandle(handle, dest, source);
-    return 'copy';
+    return { how: 'copy', path: dest };
   }
 
   /**

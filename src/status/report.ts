@@ -84,7 +84,15 @@ export interface StatusReport {
     spoolFiles: number;
     spoolBytes: number;
     /** The spool copies each recording's audio (no hard link across mounts): what it costs a day. */
-    audioCopy: { why: string; bytesPerRecording: number; bytesPerDay: number; estimated: boolean } | null;
+    audioCopy: {
+      why: string;
+      bytesPerRecording: number;
+      /** What copying costs a day (written only with `copy`, or while a kept RAM disk is half full). */
+      bytesPerDay: number;
+      estimated: boolean;
+      /** The owner's choice, `input.ramDiskAudio`: copy onto the card, or keep on the analyzer's file system until upload. */
+      ramDiskAudio: 'copy' | 'keep';
+    } | null;
   };
   /** From the running daemon, else asked of the system now (timesyncd, timedatectl). */
   clock: { state: ClockState; source: 'daemon' | 'system' };
@@ -146,7 +154,9 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
 
   const audioCopy = import('../system/audio-copy-cost.js')
     .then((m) => m.audioCopyCost(config.input.dir, config.dataDir, null))
-    .then((c) => (c.copies ? { why: c.why!, bytesPerRecording: c.bytesPerRecording, bytesPerDay: c.bytesPerDay, estimated: c.estimated } : null));
+    .then((c) =>
+      c.copies ? { why: c.why!, bytesPerRecording: c.bytesPerRecording, bytesPerDay: c.bytesPerDay, estimated: c.estimated, ramDiskAudio: config.input.ramDiskAudio } : null,
+    );
   const stored = queueExists(config.dataDir) ? await readQueue(config) : null;
   const now = options.now ?? Date.now();
   const runtime = stored?.runtime ?? null;

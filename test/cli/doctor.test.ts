@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -72,6 +72,28 @@ describe('station-agent doctor', () => {
     expect(['pass', 'skip']).toContain(checks.get('inotify')!.status);
     expect(checks.get('audio-copy')!.detail).toMatch(/one mount: the spool hard-links/);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  const shm = '/dev/shm';
+  const otherFs = existsSync(shm) && statSync(shm).dev !== statSync(process.env.TMPDIR ?? '/tmp').dev;
+  it.skipIf(!otherFs)('says what an analyzer folder on a RAM disk costs the card, and the owner\'s input.ramDiskAudio choice', async () => {
+    const ram = mkdtempSync(path.join(shm, 'cli-doctor-'));
+    try {
+      const cases = [
+        ['copy', 'warn', /on a RAM disk .*input\.ramDiskAudio is copy: each recording's audio is copied onto the card before its upload, about \d+\.\d GB a day/],
+        ['keep', 'pass', /on a RAM disk .*input\.ramDiskAudio is keep: each recording's audio waits for its upload there .*nothing written to the card/],
+      ] as const;
+      for (const [choice, status, detail] of cases) {
+        const result = await runCli(['doctor', '--json', '--config', configWith(`ram-${choice}`, { input: { dir: ram, labels: LABELS, ramDiskAudio: choice } }, ram)]);
+        const check = checksOf(result.stdout).get('audio-copy')!;
+        expect(check.status, check.detail).toBe(status);
+        expect(check.detail).toMatch(detail);
+        expect(check.data).toMatchObject({ copies: true, ramDiskAudio: choice });
+        if (choice === 'copy') expect(check.hint).toMatch(/set input\.ramDiskAudio to keep/);
+      }
+    } finally {
+      rmSync(ram, { recursive: true, force: true });
+    }
   });
 
   it('prints PASS/FAIL lines with hints, and exits 1 when the token is refused', async () => {

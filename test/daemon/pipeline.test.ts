@@ -223,5 +223,77 @@ describe('analyzerpi input on another filesystem than the spool', () => {
       rmSync(inputDir, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!otherFs)('with input.ramDiskAudio keep, links each WAV on the RAM disk and writes no audio to the card', async () => {
+    const inputDir = mkdtempSync(path.join(shm, 'agent-input-'));
+    try {
+      world = await createAgentWorld({ inputDir, config: { input: { format: 'analyzerpi', minConfidence: 0.7, ramDiskAudio: 'keep' } } });
+      await world.startAgent();
+      const near = path.join(inputDir, '.station-agent-spool');
+      const json = (name: string, ts: string) =>
+        JSON.stringify({ file_name: name, timestamp: ts, delay: 0, detections: [{ start: 0, common_name: 'Eurasian Magpie', confidence: 0.9 }] });
+      const wav = path.join(inputDir, '2024-02-24-birdnet-16:19:37.wav');
+      copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
+      // Taken on sight as a hard link on the RAM disk (the same file), not held open for a copy.
+      const linked = path.join(near, 'incoming', path.basename(wav));
+      await until('the agent links the WAV in the near spool', () => existsSync(linked) && statSync(linked).ino === statSync(wav).ino);
+      writeFileSync(`${wav}.json`, json(path.basename(wav), '2024-02-24T16:19:37+01:00'));
+      await until('the recording is queued', () => world!.counts().recordings.pending + world!.counts().recordings.sending + world!.counts().recordings.uploaded >= 1);
+      rmSync(wav); // the analyzer cleans up
+      const counts = await world.waitDrained().catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${world!.logLines.join('\n')}`);
+      });
+      expect(counts.recordings.uploaded).toBe(1);
+      expect(counts.detections.uploaded).toBe(1);
+      expect((await world.allSoundscapes())[0].duration).toBe(30);
+      // Not a byte of audio on the card: the card's spool holds only its empty incoming/.
+      expect(readdirSync(path.join(world.dataDir, 'spool'))).toEqual(['incoming']);
+      expect(readdirSync(path.join(world.dataDir, 'spool', 'incoming'))).toEqual([]);
+    } finally {
+      await world?.close();
+      world = undefined;
+      rmSync(inputDir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!otherFs)('with input.ramDiskAudio keep, a reboot that empties the RAM disk costs the waiting soundscape, never its detections', async () => {
+    const inputDir = mkdtempSync(path.join(shm, 'agent-input-'));
+    try {
+      // Soundscapes held back by an upload window that is closed now: the recording waits with its audio in RAM.
+      const hour = Number(new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: 'Europe/Berlin' }).format(new Date()));
+      const closed = `${String((hour + 2) % 24).padStart(2, '0')}:00-${String((hour + 3) % 24).padStart(2, '0')}:00`;
+      const input = { format: 'analyzerpi', minConfidence: 0.7, ramDiskAudio: 'keep' };
+      world = await createAgentWorld({ inputDir, config: { input, upload: { windows: [closed], windowsAudioOnly: true, noSoundscapeAfterSec: 86_400 } } });
+      await world.startAgent();
+      const wav = path.join(inputDir, '2024-02-24-birdnet-16:19:37.wav');
+      copyFileSync(realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'), wav);
+      const near = path.join(inputDir, '.station-agent-spool');
+      await until('the agent links the WAV in the near spool', () => existsSync(path.join(near, 'incoming', path.basename(wav))));
+      writeFileSync(
+        `${wav}.json`,
+        JSON.stringify({ file_name: path.basename(wav), timestamp: '2024-02-24T16:19:37+01:00', delay: 0, detections: [{ start: 0, common_name: 'Eurasian Magpie', confidence: 0.9 }] }),
+      );
+      await until('the recording is queued with its audio on the RAM disk', () => world!.counts().recordings.pending === 1 && readdirSync(near).some((f) => f.endsWith('.wav')));
+      rmSync(wav);
+      await world.stopAgent();
+
+      rmSync(near, { recursive: true, force: true }); // the reboot
+      const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as { upload: Record<string, unknown> };
+      config.upload.windows = [];
+      writeFileSync(world.configPath, JSON.stringify(config));
+      await world.startAgent();
+      const counts = await world.waitDrained().catch((err: unknown) => {
+        throw new Error(`${String(err)}\n${world!.logLines.join('\n')}`);
+      });
+      expect(counts.detections.uploaded).toBe(1);
+      expect(counts.recordings.uploaded).toBe(0);
+      expect(await world.allSoundscapes()).toEqual([]);
+      expect((await world.allDetections()).map((d) => d.soundscape ?? null)).toEqual([null]);
+    } finally {
+      await world?.close();
+      world = undefined;
+      rmSync(inputDir, { recursive: true, force: true });
+    }
+  });
 });
 

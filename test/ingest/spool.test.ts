@@ -1,7 +1,7 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Spool } from '../../src/ingest/spool.js';
+import { NEAR_SPOOL_NAME, Spool } from '../../src/ingest/spool.js';
 import { openRegularFile } from '../../src/system/regular-file.js';
 import { tempDir } from '../helpers/paths.js';
 
@@ -27,7 +27,7 @@ describe('Spool', () => {
       rmSync(source); // the analyzer cleans up
       const dest = spool.pathFor('r1.wav');
       expect(await spool.tryLink(source, dest, handle)).toBe(false);
-      expect(await spool.take(source, dest, handle)).toBe('copy');
+      expect(await spool.take(source, 'r1.wav', handle)).toEqual({ how: 'copy', path: dest });
       expect(readFileSync(dest)).toEqual(bytes);
     } finally {
       await handle.close();
@@ -41,9 +41,72 @@ describe('Spool', () => {
     writeFileSync(source, 'audio');
     const handle = await openRegularFile(source);
     try {
-      expect(await spool.take(source, spool.pathFor('a.wav'), handle)).toBe('link');
+      expect(await spool.take(source, 'a.wav', handle)).toEqual({ how: 'link', path: spool.pathFor('a.wav') });
     } finally {
       await handle.close();
     }
+  });
+
+  describe('input.ramDiskAudio keep: the near spool on the analyzer\'s file system', () => {
+    const shm = '/dev/shm';
+    const otherFs = existsSync(shm) && statSync(shm).dev !== statSync(process.env.TMPDIR ?? '/tmp').dev;
+    let input: string;
+    beforeEach(() => {
+      if (otherFs) input = mkdtempSync(path.join(shm, 'station-agent-near-'));
+    });
+    afterEach(() => {
+      if (otherFs) rmSync(input, { recursive: true, force: true });
+    });
+
+    it.skipIf(!otherFs)('links the audio beside it on the RAM disk: nothing written to the card, and its WAVs are never input', async () => {
+      const spool = new Spool(path.join(dir, 'data'), input);
+      expect(await spool.init()).toBeNull();
+      expect(spool.nearDir).toBe(path.join(input, NEAR_SPOOL_NAME));
+      expect(spool.incomingDir).toBe(path.join(input, NEAR_SPOOL_NAME, 'incoming'));
+      expect(statSync(spool.nearDir!).mode & 0o777).toBe(0o700);
+      const source = path.join(input, 'a.wav');
+      writeFileSync(source, 'audio');
+      const handle = await openRegularFile(source);
+      try {
+        const taken = await spool.take(source, 'a.wav', handle);
+        expect(taken).toEqual({ how: 'link', path: path.join(spool.nearDir!, 'a.wav') });
+        expect(statSync(taken.path).ino).toBe(statSync(source).ino);
+        expect(spool.isNear(taken.path)).toBe(true);
+        expect(spool.pathFor('a.flac', taken.path)).toBe(path.join(spool.nearDir!, 'a.flac'));
+      } finally {
+        await handle.close();
+      }
+      expect(readdirSync(spool.dir)).toEqual(['incoming']);
+      expect(spool.incomingDirs).toEqual([spool.incomingDir, path.join(spool.dir, 'incoming')]);
+    });
+
+    it.skipIf(!otherFs)('copies onto the card while the RAM disk is less than half free, so the analyzer keeps room', async () => {
+      // statfs is the edge: a RAM disk more than half full cannot be made in a test without filling /dev/shm.
+      class FullNear extends Spool {
+        override nearHasRoom(): Promise<boolean> {
+          return Promise.resolve(false);
+        }
+      }
+      const spool = new FullNear(path.join(dir, 'data'), input);
+      await spool.init();
+      const source = path.join(input, 'b.wav');
+      writeFileSync(source, 'audio');
+      const handle = await openRegularFile(source);
+      try {
+        expect(await spool.take(source, 'b.wav', handle)).toEqual({ how: 'copy', path: spool.pathFor('b.wav') });
+      } finally {
+        await handle.close();
+      }
+      expect(readFileSync(spool.pathFor('b.wav'), 'utf8')).toBe('audio');
+    });
+
+    it('is not used where input.dir is on the card\'s file system: the spool links there anyway', async () => {
+      const here = path.join(dir, 'input');
+      mkdirSync(here);
+      const spool = new Spool(path.join(dir, 'data'), here);
+      expect(await spool.init()).toMatch(/is on the file system of dataDir/);
+      expect(spool.nearDir).toBeNull();
+      expect(spool.incomingDir).toBe(path.join(dir, 'data', 'spool', 'incoming'));
+    });
   });
 });

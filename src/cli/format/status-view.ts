@@ -37,7 +37,13 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
   rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);
   if (d.audioCopy) {
-    rest.push(['  audio copied', s.yellow(`${formatBytes(d.audioCopy.bytesPerDay)} a day onto the card (${formatBytes(d.audioCopy.bytesPerRecording)} per recording${d.audioCopy.estimated ? ', estimated' : ''}): ${d.audioCopy.why}`)]);
+    const c = d.audioCopy;
+    const cost = `${formatBytes(c.bytesPerDay)} a day (${formatBytes(c.bytesPerRecording)} per recording${c.estimated ? ', estimated' : ''})`;
+    if (c.ramDiskAudio === 'keep') {
+      rest.push(['  audio kept', `on its file system until upload (input.ramDiskAudio keep; a power cut loses the soundscapes not yet uploaded), copying would write ${cost}: ${c.why}`]);
+    } else {
+      rest.push(['  audio copied', s.yellow(`${cost} onto the card (input.ramDiskAudio copy; keep leaves it on its file system until upload): ${c.why}`)]);
+    }
   }
   const clock = { synchronized: s.green('synchronized'), unsynchronized: s.red('not synchronized'), unknown: s.yellow('unknown') }[report.clock.state];
   rest.push(['Clock', report.clock.source === 'daemon' ? clock : `${clock} (asked of the system: no running daemon)`]);

@@ -199,13 +199,23 @@ export async function audioCopyCheck(config: Config): Promise<CheckResult> {
   const data = { ...cost };
   if (!cost.copies) return result('audio-copy', title, 'pass', `input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
   const perDay = `${(cost.bytesPerDay / 1e9).toFixed(1)} GB a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${5_760} recordings)`;
+  if (config.input.ramDiskAudio === 'keep') {
+    return result(
+      'audio-copy',
+      title,
+      'pass',
+      `${cost.why}: input.ramDiskAudio is keep: each recording's audio waits for its upload there (${config.input.dir}/.station-agent-spool), nothing written to the card; a power cut loses the soundscapes not yet uploaded, never their detections. While that file system is less than half free, audio is copied onto the card (about ${perDay} if it always were)`,
+      null,
+      { ...data, ramDiskAudio: 'keep' },
+    );
+  }
   return result(
     'audio-copy',
     title,
     'warn',
-    `${cost.why}: each recording's audio is copied onto the card before its upload, about ${perDay}`,
-    'put the analyzer\'s folder and dataDir on one file system, or keep the RAM disk and accept the copy (docs/INSTALL.md, "An analyzer folder on a RAM disk")',
-    data,
+    `${cost.why}: input.ramDiskAudio is copy: each recording's audio is copied onto the card before its upload, about ${perDay}`,
+    'set input.ramDiskAudio to keep to leave the audio on that file system until its upload (a power cut then loses the soundscapes of the last minutes, never the detections), or put the analyzer\'s folder and dataDir on one file system (docs/INSTALL.md, "An analyzer folder on a RAM disk")',
+    { ...data, ramDiskAudio: 'copy' },
   );
 }
 

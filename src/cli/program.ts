@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { StationAgentError, errorCode, errorMessage } from '../errors.js';
-import { redactDeep } from '../wire/redact.js';
+import { redactDeep, redactSecrets } from '../wire/redact.js';
+import { secretsRead } from '../config/secrets-read.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { writeJson } from './format/json.js';
 import { VERSION } from '../version.js';
@@ -63,8 +64,9 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
       if (json) writeJson(process.stdout, { error: { code: 'ERR_USAGE', message: err.message.replace(/^error: /, '') } });
       return EXIT.USAGE;
     }
-    process.stderr.write(`station-agent: ${errorMessage(err)}\n`);
-    if (json) writeJson(process.stdout, { error: errorJson(err) });
+    // A message may show a setting the token was pasted into (a folder, a file name).
+    process.stderr.write(redactSecrets(`station-agent: ${errorMessage(err)}\n`, secretsRead()));
+    if (json) writeJson(process.stdout, { error: redactDeep(errorJson(err), secretsRead()) });
     return exitCodeFor(err);
   }
 }

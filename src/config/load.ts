@@ -7,6 +7,7 @@ import type { ConfigOverrides, TokenSource } from './validate.js';
 import { redactUrl } from '../wire/redact.js';
 import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
 import { folderOverlapProblem } from './folder-overlap.js';
+import { rememberSecret } from './secrets-read.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { configCacheKey, expectedDataDir, readConfigCache, writeConfigCache, type ConfigCacheEntry } from './cache.js';
@@ -79,6 +80,11 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     ? []
     : [`no config file at ${file} (set STATION_AGENT_CONFIG or pass a path to use another); using defaults, environment and flags only`];
 
+  // Known before anything is validated or checked: any message below may show a setting the token was pasted into.
+  const rawService = fileValues?.service;
+  if (isPlainObject(rawService) && typeof rawService.token === 'string') rememberSecret(rawService.token);
+  rememberSecret(env.STATION_AGENT_TOKEN);
+
   const useCache = options.cache !== false;
   const cacheInputs = { file: filePath, fileValues, env, overrides: options.overrides, cwd };
   const key = useCache ? await configCacheKey(cacheInputs) : '';
@@ -103,9 +109,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   }
   const config: Config = structuredClone(entry.config);
   const warnings = [...noFile, ...entry.warnings];
-  // What the file system says is checked at every start: a folder moved, a file's mode.
-  const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
-  if (overlap) throw new ConfigError([overlap], filePath, context);
+  rememberSecret(token);
 
   let tokenProblem: string | null = null;
   if (entry.tokenSource === 'tokenFile' && config.service.tokenFile !== undefined) {
@@ -124,6 +128,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   } else {
     delete (config.service as { token?: string }).token;
   }
+  // What the file system says is checked at every start: a folder moved, a file's mode.
+  const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
+  if (overlap) throw new ConfigError([overlap], filePath, context);
 
   const service = fileValues?.service;
   if (filePath && isPlainObject(service) && typeof service.token === 'string') {

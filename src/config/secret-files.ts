@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { StationAgentError, errorCode } from '../errors.js';
+import { rememberSecret } from './secrets-read.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileBounded } from '../system/regular-file.js';
 
 /**
@@ -63,6 +64,7 @@ export async function readSecretFile(key: string, file: string, options: ReadSec
   const value = text.trim();
   if (value === '') throw new SecretFileError(key, 'is empty');
   if (options.oneWord && /\s/.test(value)) throw new SecretFileError(key, 'must hold the secret alone (it has white space inside)');
+  rememberSecret(value);
   return { value, looseMode: looseModeText(mode, key, file) };
 }
 

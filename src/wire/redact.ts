@@ -33,11 +33,8 @@ const SECRET_QUERY = /([?&](?:[\w-]*token|auth|key|password|secret)=)[^&#\s"'<>]
  *   // 'GET https://svc/api/v1/stations/<redacted>/stats?limit=5'
  */
 export function redactText(text: string, secrets: Secrets = []): string {
-  let out = text;
   // Known secrets first: a token may hold a `/`, which the segment pattern would cut in two.
-  for (const secret of expandSecrets(secrets)) {
-    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  }
+  let out = redactSecrets(text, secrets);
   if (out.includes('/stations/')) out = out.replace(STATION_SEGMENT, `$1${REDACTED}`);
   if (out.includes('@')) out = out.replace(USERINFO, `$1${REDACTED}@`);
   if (out.includes('=')) out = out.replace(SECRET_QUERY, `$1${REDACTED}`);
@@ -144,6 +141,21 @@ function copyError(err: Error, seen: WeakMap<object, unknown>, next: (v: unknown
 }
 
 /** Non-empty secrets and their URL-encoded forms, longest first (a secret inside another goes second). */
+/**
+ * `text` with every known secret (literal and URL-encoded) replaced by `REDACTED`, and
+ * nothing else changed: for output that shows the service's own paths (`/stations/...`)
+ * and URLs, where only a secret itself must go.
+ *
+ * @example redactSecrets('input.dir /srv/tok_abc123 does not exist', ['tok_abc123']) // 'input.dir /srv/<redacted> does not exist'
+ */
+export function redactSecrets(text: string, secrets: Secrets): string {
+  let out = text;
+  for (const secret of expandSecrets(secrets)) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
 function expandSecrets(secrets: Secrets): string[] {
   const all = new Set<string>();
   for (const secret of secrets) {

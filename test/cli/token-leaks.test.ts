@@ -25,6 +25,8 @@ interface Case {
   names: string;
   /** Commands that report the mistake (and so must name it); the others only must not leak. */
   reportedBy: readonly string[];
+  /** Commands run beyond ALL. */
+  more?: readonly string[];
 }
 
 const ALL = ['config validate', 'config validate --json', 'status', 'status --json', 'doctor', 'config show', 'run'];
@@ -94,6 +96,14 @@ const CASES: Case[] = [
     reportedBy: [],
   },
   {
+    // The token is right (and refused by this service: it is not REAL): it also names the folders.
+    name: 'the token as the name of input.dir and of dataDir',
+    config: (url) => ({ service: { baseUrl: url, token: LEAK }, input: { dir: LEAK }, dataDir: `data-${LEAK}` }),
+    names: '<redacted>',
+    reportedBy: ['status', 'doctor', 'config show'],
+    more: ['queue list'],
+  },
+  {
     name: 'the token in the webhook URL path, a webhook header and the broker URL path',
     config: (url) => ({
       service: { baseUrl: url, token: REAL },
@@ -125,6 +135,7 @@ describe('a token pasted into the wrong place is never printed', () => {
     beforeAll(() => {
       const dir = path.join(tmp.dir, c.name.replace(/\W+/g, '-'));
       mkdirSync(path.join(dir, 'in'), { recursive: true });
+      mkdirSync(path.join(dir, LEAK), { recursive: true });
       const content = {
         station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' },
         input: { dir: 'in' },
@@ -136,7 +147,7 @@ describe('a token pasted into the wrong place is never printed', () => {
       writeFileSync(config, JSON.stringify(content), { mode: 0o600 });
     });
 
-    it.each(ALL)('%s', async (command) => {
+    it.each([...ALL, ...(c.more ?? [])])('%s', async (command) => {
       const args = [...command.split(' '), '--config', config];
       const result = command === 'run' ? await runBriefly(args, c.env ?? {}) : await runCli(args, { env: c.env ?? {}, timeoutMs: 60_000 });
       const output = result.stdout + result.stderr;

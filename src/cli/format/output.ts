@@ -1,11 +1,16 @@
 import { styleFor, type Style } from './style.js';
 import { writeJson, type TextSink } from './json.js';
+import { secretsRead } from '../../config/secrets-read.js';
+import { redactSecrets } from '../../wire/redact.js';
 
 /**
  * Where a command writes: data on stdout (a table for people, JSON with `--json`),
  * logs, warnings and progress on stderr, so `station-agent ... --json | jq` sees
  * only the document. Each stream gets its own colours (one may be a terminal while
  * the other is piped).
+ *
+ * Everything written is cleared of the secrets the process has read (config/secrets-read.ts):
+ * a token pasted into `input.dir` or `dataDir` would otherwise be printed with the folder.
  */
 export interface Output {
   /** One line of data on stdout. */
@@ -31,17 +36,24 @@ export function createOutput(
   quietOnClosedPipe(stdout);
   const style = styleFor(stdout, env);
   const errStyle = styleFor(stderr, env);
+  const out = withoutSecrets(stdout);
+  const err = Object.assign(withoutSecrets(stderr), { isTTY: stderr.isTTY });
   return {
-    line: (text = '') => void stdout.write(`${text}\n`),
-    lines: (texts) => void (texts.length ? stdout.write(`${texts.join('\n')}\n`) : undefined),
-    json: (value) => writeJson(stdout, value),
-    note: (text) => void stderr.write(`${text}\n`),
-    warn: (text) => void stderr.write(`${errStyle.yellow('warning:')} ${text}\n`),
+    line: (text = '') => void out.write(`${text}\n`),
+    lines: (texts) => void (texts.length ? out.write(`${texts.join('\n')}\n`) : undefined),
+    json: (value) => writeJson(out, value),
+    note: (text) => void err.write(`${text}\n`),
+    warn: (text) => void err.write(`${errStyle.yellow('warning:')} ${text}\n`),
     style,
     errStyle,
-    stdout,
-    stderr,
+    stdout: out,
+    stderr: err,
   };
+}
+
+/** A sink that writes to `stream` what it is given, every secret read so far replaced by `<redacted>`. */
+export function withoutSecrets(stream: TextSink): TextSink {
+  return { write: (chunk: string) => stream.write(redactSecrets(chunk, secretsRead())) };
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();

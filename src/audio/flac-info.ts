@@ -1,5 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
-import { withRegularFile } from '../system/regular-file.js';
+import { withRegularFile, type ReadableFile } from '../system/regular-file.js';
 import { AudioFileError } from './errors.js';
 
 /** A FLAC file's STREAMINFO block, as players and browsers read it. */
@@ -72,7 +71,7 @@ export async function readFlacInfo(file: string): Promise<FlacInfo> {
 }
 
 /** `readFlacInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `knownBytes` when its stat is at hand. */
-export async function readFlacInfoFrom(fh: FileHandle, file: string, knownBytes?: number): Promise<FlacInfo> {
+export async function readFlacInfoFrom(fh: ReadableFile, file: string, knownBytes?: number): Promise<FlacInfo> {
   const bytes = knownBytes ?? (await fh.stat()).size;
   if (bytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
   const head = Buffer.alloc(HEAD_BYTES);

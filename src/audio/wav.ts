@@ -1,5 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
-import { withRegularFile } from '../system/regular-file.js';
+import { withRegularFile, type ReadableFile } from '../system/regular-file.js';
 import { AudioFileError, STILL_BEING_WRITTEN } from './errors.js';
 import { parseBext, parseGuano, parseListInfo } from './riff-metadata.js';
 import type { BextInfo } from './riff-metadata.js';
@@ -51,7 +50,7 @@ const MAX_CHUNKS = 4096;
 /** Data sizes that mean "not known yet" (some recorders write 0xFFFFFFFF until they finish). */
 const PLACEHOLDER_SIZES = new Set([0, 0xffffffff]);
 
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+async function readAt(fh: ReadableFile, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   const { bytesRead } = await fh.read(buffer, 0, length, position);
   return buffer.subarray(0, bytesRead);
@@ -83,7 +82,7 @@ export async function readWavInfo(file: string): Promise<WavInfo> {
 }
 
 /** `readWavInfo` from a descriptor the caller opened (with `openRegularFile`) and keeps; `fileBytes` when its stat is at hand. */
-export async function readWavInfoFrom(fh: FileHandle, file: string, knownBytes?: number): Promise<WavInfo> {
+export async function readWavInfoFrom(fh: ReadableFile, file: string, knownBytes?: number): Promise<WavInfo> {
   const fileBytes = knownBytes ?? (await fh.stat()).size;
   if (fileBytes === 0) throw new AudioFileError(file, 'empty', 'file is empty (0 bytes)');
 
@@ -202,7 +201,7 @@ export async function readWavInfoFrom(fh: FileHandle, file: string, knownBytes?:
  * forget it; when the byte after the chunk starts a plausible chunk id and the padded
  * position does not, we follow the writer rather than the spec.
  */
-async function nextChunkPosition(fh: FileHandle, body: number, size: number, fileBytes: number): Promise<number> {
+async function nextChunkPosition(fh: ReadableFile, body: number, size: number, fileBytes: number): Promise<number> {
   const unpadded = body + size;
   if ((size & 1) === 0) return unpadded;
   const padded = unpadded + 1;

@@ -7,7 +7,6 @@
  * key and the spool's link or copy all come from that one descriptor.
  */
 import { createHash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { AudioFileError, STILL_BEING_WRITTEN } from '../audio/errors.js';
@@ -15,7 +14,7 @@ import { readFlacInfoFrom } from '../audio/flac-info.js';
 import { readWavInfoFrom, type WavInfo } from '../audio/wav.js';
 import { errorMessage } from '../errors.js';
 import { isDiskLow } from '../system/disk.js';
-import { NotRegularFileError, openRegularFileStat } from '../system/regular-file.js';
+import { NotRegularFileError, openRegularFileStat, type ReadableFile } from '../system/regular-file.js';
 import { contentKey } from './content-key.js';
 import type { IngestContext } from './context.js';
 
@@ -31,7 +30,7 @@ export interface ValidAudio {
   metadata?: { comment?: string | undefined; guano?: Record<string, string> | undefined };
   /** What was recovered from a WAV whose header was never finalised (said in the log), when it was. */
   recovered?: string;
-  handle: FileHandle;
+  handle: ReadableFile;
   /** The audio's size and first 64 KiB, hashed (see content-key.ts). */
   contentKey(): Promise<string>;
   close(): Promise<void>;
@@ -53,7 +52,7 @@ export interface OpenAudioOptions {
 }
 
 export async function openAudio(file: string, options: OpenAudioOptions): Promise<AudioInspection> {
-  let handle: FileHandle | undefined;
+  let handle: ReadableFile | undefined;
   try {
     const opened = await openRegularFileStat(file);
     handle = opened.handle;

@@ -16,9 +16,8 @@
  * line), and a JSON file that still does not parse is an error.
  */
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { openRegularFileStat } from '../system/regular-file.js';
+import { openRegularFileStat, type ReadableFile } from '../system/regular-file.js';
 import { contentKey } from './content-key.js';
 import { ResultFileError } from './errors.js';
 import { detectFormat, LINE_PARSERS, parseResultFile, type ResultClass } from './formats.js';
@@ -96,7 +95,7 @@ export async function openResultFile(file: string, what: ResultClass, options: R
   }
 }
 
-async function openFrom(fh: FileHandle, st: Stats, file: string, what: ResultClass, options: ResultStreamOptions): Promise<OpenedResult> {
+async function openFrom(fh: ReadableFile, st: Stats, file: string, what: ResultClass, options: ResultStreamOptions): Promise<OpenedResult> {
   const settled = options.now - st.mtimeMs >= (options.settleMs ?? SETTLE_MS);
   const format = options.format !== 'auto' ? options.format : detectFormat(file, await readSlice(fh, 0, Math.min(st.size, 4096)), what);
   if (!format) throw new ResultFileError(file, 'not a recognised result file (unknown name suffix and header)');
@@ -229,7 +228,7 @@ class RowReader {
  * lone CR each end a line). Positional reads of one buffer: two passes over the same
  * descriptor never disturb each other, and memory stays at one chunk and one line.
  */
-async function* readLines(fh: FileHandle, size: number): AsyncGenerator<{ text: string; line: number }> {
+async function* readLines(fh: ReadableFile, size: number): AsyncGenerator<{ text: string; line: number }> {
   const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
   const decoder = new StringDecoder('utf8');
   let carry = '';
@@ -256,7 +255,7 @@ async function* readLines(fh: FileHandle, size: number): AsyncGenerator<{ text: 
   if (rest.length > 0) yield { text: line === 0 && rest.charCodeAt(0) === 0xfeff ? rest.slice(1) : rest, line: ++line };
 }
 
-async function readSlice(fh: FileHandle, from: number, to: number): Promise<string> {
+async function readSlice(fh: ReadableFile, from: number, to: number): Promise<string> {
   const buf = Buffer.alloc(Math.max(0, to - from));
   const { bytesRead } = await fh.read(buf, 0, buf.length, from);
   return buf.subarray(0, bytesRead).toString('utf8');

@@ -1,7 +1,9 @@
-import { link, lstat, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { linkSync, lstatSync, unlinkSync } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
 import { diskFree } from '../system/disk.js';
+import type { ReadableFile } from '../system/regular-file.js';
 
 /**
  * The spool: the agent's own copies of audio waiting to be encoded and uploaded,
@@ -98,7 +100,7 @@ export class Spool {
    * header from; the caller closes it.
    * @returns how the file came, and where it is now
    */
-  async take(source: string, name: string, handle: FileHandle): Promise<{ how: 'link' | 'copy'; path: string }> {
+  async take(source: string, name: string, handle: ReadableFile): Promise<{ how: 'link' | 'copy'; path: string }> {
     const dest = this.pathFor(name);
     if (await this.tryLink(source, dest, handle)) return { how: 'link', path: dest };
     if (await this.nearHasRoom()) {
@@ -116,10 +118,13 @@ export class Spool {
    * with `openRegularFile`: the link must be to that very file, so a name swapped for
    * a FIFO or a symlink in between is not linked (link(2) would link either).
    */
-  async tryLink(source: string, dest: string, handle: FileHandle): Promise<boolean> {
-    await rm(dest, { force: true });
+  async tryLink(source: string, dest: string, handle: ReadableFile): Promise<boolean> {
+    // Synchronous calls: a link is a change to two folders' entries, no data written and
+    // nothing waited for (no fsync); through the thread pool each call would cost several
+    // times its own CPU (see ReadableFile in system/regular-file.ts).
+    removeName(dest);
     try {
-      await link(source, dest);
+      linkSync(source, dest);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
@@ -128,9 +133,10 @@ export class Spool {
       if (code === 'ENOENT' && (await handle.stat()).nlink === 0) return false;
       throw this.wrap(err, source);
     }
-    const [opened, linked] = await Promise.all([handle.stat(), lstat(dest)]);
+    const opened = await handle.stat();
+    const linked = lstatSync(dest);
     if (opened.ino === linked.ino && opened.dev === linked.dev) return true;
-    await rm(dest, { force: true });
+    removeName(dest);
     return false;
   }
 
@@ -138,7 +144,7 @@ export class Spool {
    * Copies from an open file (whose name the analyzer may already have deleted: the
    * data lives as long as a descriptor does) to `dest`, crash-safely.
    */
-  async copyFromHandle(handle: FileHandle, dest: string, what: string): Promise<void> {
+  async copyFromHandle(handle: ReadableFile, dest: string, what: string): Promise<void> {
     const part = `${dest}.part`;
     try {
       const out = await open(part, 'w', 0o600);
@@ -177,5 +183,14 @@ export class Spool {
       return new DiskFullError(`no space left in the spool ${this.dir} for ${source}`, { cause: err });
     }
     return err as Error;
+  }
+}
+
+/** Removes the name `file` if it exists (a file; a folder there is an error, as with `rm`). */
+function removeName(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }

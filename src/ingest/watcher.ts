@@ -1,4 +1,4 @@
-import type { Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { lstat, opendir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -152,7 +152,7 @@ export class InputWatcher<T = true> {
     if (prev) clearTimeout(prev.timer);
     const what = prev?.what ?? this.opts.classify(file);
     if (what === undefined) return;
-    const timer = setTimeout(() => void this.check(file), delayMs);
+    const timer = setTimeout(() => this.check(file), delayMs);
     this.pending.set(file, { size: prev?.size ?? -1, mtimeMs: prev?.mtimeMs ?? -1, timer, what });
   }
 
@@ -229,16 +229,18 @@ export class InputWatcher<T = true> {
     } else {
       clearTimeout(prev.timer);
     }
-    const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
+    const timer = setTimeout(() => this.check(file), this.opts.stableMs);
     this.pending.set(file, { size: st?.size ?? -1, mtimeMs: st?.mtimeMs ?? -1, timer, what });
   }
 
-  private async check(file: string): Promise<void> {
+  private check(file: string): void {
     const prev = this.pending.get(file);
     if (!prev || this.closed) return;
     let st: Stats;
     try {
-      st = await lstat(file);
+      // Synchronous: one stat of a file just written, in the inode cache; through the
+      // thread pool it would cost several times its own CPU (system/regular-file.ts).
+      st = lstatSync(file);
     } catch {
       this.reportUndecodableName(file);
       this.vanished(file);
@@ -252,7 +254,7 @@ export class InputWatcher<T = true> {
     }
     if (st.size !== prev.size || st.mtimeMs !== prev.mtimeMs) {
       // Still being written: wait for another quiet period.
-      const timer = setTimeout(() => void this.check(file), this.opts.stableMs);
+      const timer = setTimeout(() => this.check(file), this.opts.stableMs);
       this.pending.set(file, { size: st.size, mtimeMs: st.mtimeMs, timer, what: prev.what });
       return;
     }

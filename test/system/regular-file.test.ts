@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NotRegularFileError, openRegularFile, readRegularFileText } from '../../src/system/regular-file.js';
+import { NotRegularFileError, openRegularFile, openRegularFileStat, readRegularFileText, type ReadableFile } from '../../src/system/regular-file.js';
 import { tempDir } from '../helpers/paths.js';
 
 const tmp = tempDir('regular-file-');
@@ -13,8 +13,15 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function refusal(file: string): Promise<NotRegularFileError> {
-  const err: unknown = await openRegularFile(file).then(
+type Opener = (file: string) => Promise<ReadableFile>;
+/** The two ways in: a FileHandle (held, copied from), and ingest's reader of synchronous calls. */
+const OPENERS: [string, Opener][] = [
+  ['openRegularFile', (file) => openRegularFile(file)],
+  ['openRegularFileStat', async (file) => (await openRegularFileStat(file)).handle],
+];
+
+async function refusal(file: string, open: Opener = openRegularFile): Promise<NotRegularFileError> {
+  const err: unknown = await open(file).then(
     async (fh) => {
       await fh.close();
       return undefined;
@@ -25,46 +32,62 @@ async function refusal(file: string): Promise<NotRegularFileError> {
   return err as NotRegularFileError;
 }
 
-describe('openRegularFile', () => {
+describe.each(OPENERS)('%s', (name, open) => {
   it('reads a regular file, also through a linked folder', async () => {
-    const real = path.join(tmp.dir, 'real');
+    const real = path.join(tmp.dir, `real-${name}`);
     mkdirSync(real);
     writeFileSync(path.join(real, 'a.txt'), 'hello');
-    symlinkSync(real, path.join(tmp.dir, 'linked'));
-    expect(await readRegularFileText(path.join(tmp.dir, 'linked', 'a.txt'))).toBe('hello');
+    symlinkSync(real, path.join(tmp.dir, `linked-${name}`));
+    const file = path.join(tmp.dir, `linked-${name}`, 'a.txt');
+    expect(await readRegularFileText(file)).toBe('hello');
+    const fh = await open(file);
+    const buf = Buffer.alloc(10);
+    const { bytesRead } = await fh.read(buf, 0, 10, 1);
+    expect(buf.subarray(0, bytesRead).toString()).toBe('ello');
+    expect((await fh.stat()).size).toBe(5);
+    await fh.close();
   });
 
   it('refuses a FIFO at once, without waiting for a writer', async () => {
-    const fifo = path.join(tmp.dir, 'X.wav');
+    const fifo = path.join(tmp.dir, `X-${name}.wav`);
     execFileSync('mkfifo', [fifo]);
-    const err = await refusal(fifo);
+    const err = await refusal(fifo, open);
     expect(err).toMatchObject({ code: 'ERR_NOT_REGULAR_FILE', file: fifo, kind: 'a FIFO (named pipe)' });
     expect(err.message).toBe(`${fifo}: not a regular file (a FIFO (named pipe)), skipped`);
   });
 
   it('refuses a folder, a socket, a device and a symlink, naming each', async () => {
-    const dir = path.join(tmp.dir, 'folder.wav');
+    const dir = path.join(tmp.dir, `folder-${name}.wav`);
     mkdirSync(dir);
-    expect((await refusal(dir)).kind).toBe('a folder');
+    expect((await refusal(dir, open)).kind).toBe('a folder');
 
-    const sock = path.join(tmp.dir, 's.wav');
+    const sock = path.join(tmp.dir, `s-${name}.wav`);
     const server = createServer();
     servers.push(server);
     await new Promise<void>((r) => server.listen(sock, r));
-    expect((await refusal(sock)).kind).toBe('a socket');
+    expect((await refusal(sock, open)).kind).toBe('a socket');
 
-    expect((await refusal('/dev/null')).kind).toBe('a character device');
+    expect((await refusal('/dev/null', open)).kind).toBe('a character device');
 
-    const target = path.join(tmp.dir, 'target.txt');
+    const target = path.join(tmp.dir, `target-${name}.txt`);
     writeFileSync(target, 'secret');
-    const link = path.join(tmp.dir, 'link.txt');
+    const link = path.join(tmp.dir, `link-${name}.txt`);
     symlinkSync(target, link);
-    const err = await refusal(link);
+    const err = await refusal(link, open);
     expect(err.kind).toBe('a symbolic link');
     expect(err.message).toMatch(/does not follow symbolic links/);
   });
 
   it('rejects a missing file with the system error', async () => {
-    await expect(openRegularFile(path.join(tmp.dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(open(path.join(tmp.dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('reads nothing once closed, and a second close does nothing', async () => {
+    const file = path.join(tmp.dir, `closed-${name}.txt`);
+    writeFileSync(file, 'data');
+    const fh = await open(file);
+    await fh.close();
+    await expect(fh.read(Buffer.alloc(4), 0, 4, 0)).rejects.toMatchObject({ code: 'EBADF' });
+    await expect(fh.close()).resolves.toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { CLAIM_FROM, checkLimit, claimIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
+import { CLAIM_FROM, claimIds, direction, limitSql, sortClaimed, type ClaimOptions } from './claim.js';
 import type { Queue } from './db.js';
 import { SqlExpr, transitionWhere } from './state.js';
 import type { ClaimedDetection } from './types.js';
@@ -48,7 +48,7 @@ export interface ClaimDetectionsOptions extends ClaimOptions, DetectionWaitOptio
  * schema), so a claim never walks the detections that wait.
  */
 export function claimDetections(q: Queue, options: ClaimDetectionsOptions): ClaimedDetection[] {
-  checkLimit(options.limit);
+  const limit = limitSql(options.limit);
   const dir = direction(options.order);
   const now = options.now ?? Date.now();
   const noAudioBefore = now - (options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS);
@@ -57,16 +57,17 @@ export function claimDetections(q: Queue, options: ClaimDetectionsOptions): Clai
   const branch = (state: string, wait: 0 | 1 | 2) =>
     `SELECT id, state, next_attempt_at FROM detections WHERE state = '${state}' AND recording_wait = ${wait} ` +
     `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 && !options.audioWithheld ? ' AND created_at <= @no_audio_before' : ''} ` +
-    `ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+    `ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
   const waits: (0 | 1 | 2)[] = options.audioHeld || options.audioWithheld ? [0, 2, 1] : [0, 2];
   const ids = claimIds(
     CLAIM_FROM.flatMap((state) => waits.map((wait) => branch(state, wait))),
     dir,
+    options.limit,
   );
   return q.write(() => {
     const claimed = transitionWhere(q, 'detection', 'sending', {
       ids,
-      params: { now, limit: options.limit, no_audio_before: noAudioBefore },
+      params: { now, no_audio_before: noAudioBefore },
       patch: { reconcile: new SqlExpr(`state = 'unknown'`) },
       now,
     });

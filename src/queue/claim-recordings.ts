@@ -1,4 +1,4 @@
-import { CLAIM_FROM, checkLimit, claimIds, direction, sortClaimed, type ClaimOptions } from './claim.js';
+import { CLAIM_FROM, claimIds, direction, limitSql, sortClaimed, type ClaimOptions } from './claim.js';
 import type { Queue } from './db.js';
 import { SqlExpr, transitionWhere } from './state.js';
 import type { RecordingItem } from './types.js';
@@ -11,7 +11,7 @@ import type { RecordingItem } from './types.js';
  * up at the service before posting again).
  */
 export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[] {
-  checkLimit(options.limit);
+  const limit = limitSql(options.limit);
   const dir = direction(options.order);
   const now = options.now ?? Date.now();
   // audio_stage 2: FLAC in the spool (see the schema).
@@ -19,13 +19,14 @@ export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[
     CLAIM_FROM.map(
       (state) =>
         `SELECT id, state, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 2 ` +
-        `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`,
+        `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`,
     ),
     dir,
+    options.limit,
   );
   const claimed = transitionWhere(q, 'recording', 'sending', {
     ids,
-    params: { now, limit: options.limit },
+    params: { now },
     patch: { reconcile: new SqlExpr(`state = 'unknown'`) },
     now,
   });

@@ -51,14 +51,27 @@ export function checkLimit(limit: number): void {
 }
 
 /**
+ * `LIMIT n` written into the SQL, never bound: SQLite's planner reads the value of a bound
+ * LIMIT of a compound select (to push it into the branches), and a statement whose plan
+ * read a parameter is compiled again whenever that parameter is bound, on every run:
+ * some 100 microseconds per claim here, several claims per recording. The text then
+ * differs by limit, so a few statements are cached (the limit is at most the upload
+ * concurrency). Checked with {@link checkLimit} first.
+ */
+export function limitSql(limit: number): string {
+  checkLimit(limit);
+  return `LIMIT ${limit}`;
+}
+
+/**
  * The ids to claim: each branch is one ordered, limited index range
- * (`SELECT id, state, next_attempt_at ... ORDER BY ... LIMIT @limit`); the union of
+ * (`SELECT id, state, next_attempt_at ... ORDER BY ... LIMIT n`); the union of
  * at most `limit` rows per branch is put in claim order (reconciliations first) and
  * cut to `limit`. Only that small union is sorted.
  */
-export function claimIds(branches: readonly string[], dir: 'ASC' | 'DESC'): string {
+export function claimIds(branches: readonly string[], dir: 'ASC' | 'DESC', limit: number): string {
   const union = branches.map((branch) => `SELECT * FROM (${branch})`).join(' UNION ALL ');
-  return `SELECT id FROM (${union}) ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+  return `SELECT id FROM (${union}) ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} ${limitSql(limit)}`;
 }
 
 /** Puts claimed items in claim order (RETURNING gives no order): reconciliations, then by due time. */

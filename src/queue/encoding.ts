@@ -1,4 +1,4 @@
-import { checkLimit, direction, type ClaimOrder } from './claim.js';
+import { checkLimit, direction, limitSql, type ClaimOrder } from './claim.js';
 import type { Queue } from './db.js';
 
 /**
@@ -51,18 +51,17 @@ export interface WavDueOptions {
  * claim order: what the uploader encodes into memory next. A read: nothing changes.
  */
 export function wavRecordingsDue(q: Queue, options: WavDueOptions): WavRecording[] {
-  checkLimit(options.limit);
+  const limit = limitSql(options.limit);
   const dir = direction(options.order);
   const branch = (state: string) =>
     `SELECT id, state, spool_path, filesize, created_at, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 1 ` +
     `AND next_attempt_at <= @now AND hold_reason IS NULL AND filesize <= @max ` +
-    `AND id NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+    `AND id NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
   const sql =
     `SELECT * FROM (SELECT * FROM (${branch('unknown')}) UNION ALL SELECT * FROM (${branch('pending')})) ` +
-    `ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} LIMIT @limit`;
+    `ORDER BY state = 'unknown' DESC, next_attempt_at ${dir}, id ${dir} ${limit}`;
   const rows = q.stmt(sql).all({
     now: options.now ?? Date.now(),
-    limit: options.limit,
     max: options.maxBytes,
     exclude: JSON.stringify(options.exclude ?? []),
   }) as WavRow[];

@@ -32,11 +32,13 @@ export class OuterTransaction {
     const durable = options.durable ?? true;
     if (!durable) {
       if (q.db.inTransaction) throw new QueueError('ERR_QUEUE', `${what} cannot begin inside another transaction on ${q.path}`);
-      q.db.pragma('synchronous = NORMAL');
+      // Cached statements, as for BEGIN and COMMIT below: `db.pragma()` and `db.exec()`
+      // compile their SQL at every call, several times per recording.
+      q.stmt('PRAGMA synchronous = NORMAL').run();
       try {
         return OuterTransaction.run(q, what, fn);
       } finally {
-        q.db.pragma('synchronous = FULL');
+        q.stmt('PRAGMA synchronous = FULL').run();
       }
     }
     const tx = new OuterTransaction(q, what);
@@ -65,7 +67,7 @@ export class OuterTransaction {
     if (this.q.db.inTransaction) {
       throw new QueueError('ERR_QUEUE', `${this.what} cannot begin inside another transaction on ${this.q.path}: its commit would not be durable`);
     }
-    this.q.db.exec('BEGIN IMMEDIATE');
+    this.q.stmt('BEGIN IMMEDIATE').run();
     this.changesAtBegin = this.totalChanges();
   }
 
@@ -80,17 +82,17 @@ export class OuterTransaction {
     this.changesAtBegin = null;
     if (!open) return false;
     try {
-      this.q.db.exec('COMMIT');
+      this.q.stmt('COMMIT').run();
       return true;
     } catch (err) {
-      if (this.q.db.inTransaction) this.q.db.exec('ROLLBACK');
+      if (this.q.db.inTransaction) this.q.stmt('ROLLBACK').run();
       throw err;
     }
   }
 
   rollback(): void {
     this.changesAtBegin = null;
-    if (this.q.db.inTransaction) this.q.db.exec('ROLLBACK');
+    if (this.q.db.inTransaction) this.q.stmt('ROLLBACK').run();
   }
 
   private totalChanges(): number {

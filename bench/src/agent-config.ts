@@ -26,6 +26,8 @@ export interface BenchAgentConfig {
   labels?: string;
   /** The analyzer's folder, when not `<dir>/input` (another filesystem: a RAM disk). */
   inputDir?: string;
+  /** `input.ramDiskAudio` (default: the agent's, `copy`). */
+  ramDiskAudio?: 'copy' | 'keep';
   /** Settings of `upload` besides concurrency (e.g. a short probe interval). */
   upload?: Record<string, unknown>;
 }
@@ -50,6 +52,7 @@ export function writeAgentConfig(options: BenchAgentConfig): WrittenAgentConfig 
       ...(options.labels !== undefined ? { labels: options.labels } : {}),
       minConfidence: options.minConfidence ?? 0.1,
       ...(options.stableMs !== undefined ? { stableMs: options.stableMs } : {}),
+      ...(options.ramDiskAudio !== undefined ? { ramDiskAudio: options.ramDiskAudio } : {}),
     },
     dataDir,
     upload: { concurrency: options.concurrency ?? 4, ...options.upload },

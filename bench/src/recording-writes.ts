@@ -29,7 +29,8 @@ import { bytesWritten, isSync, parseTrace, straceArgs, type TracedCall } from '.
  *
  * Modes: results (a WAV and its result CSV), the analyzerpi stream folder (a WAV, its
  * `<wav>.json` once the agent holds the WAV, then the analyzer deletes the WAV), and the
- * same stream folder on a RAM disk (/dev/shm) where that is another filesystem.
+ * same stream folder on a RAM disk (/dev/shm) where that is another filesystem, with the
+ * default `input.ramDiskAudio: copy` and with `keep`.
  */
 const DETECTIONS_PER_RECORDING = 3;
 /** No traced write for this long: the agent is done with what it was given. */
@@ -41,13 +42,14 @@ const QUIET_MS = 500;
  */
 const UPLOAD = { probeIntervalSec: 2, backoffMaxMs: 5_000 };
 
-export type WritesMode = 'results' | 'analyzerpi' | 'analyzerpi-ramdisk';
+export type WritesMode = 'results' | 'analyzerpi' | 'analyzerpi-ramdisk' | 'analyzerpi-ramdisk-keep';
 export type WritesPhase = 'up' | 'down' | 'drain';
 const PHASES: readonly WritesPhase[] = ['up', 'down', 'drain'];
 const MODE_LABEL: Record<WritesMode, string> = {
   results: 'results mode',
   analyzerpi: 'analyzerpi stream folder',
   'analyzerpi-ramdisk': 'analyzerpi stream folder on a RAM disk',
+  'analyzerpi-ramdisk-keep': 'analyzerpi stream folder on a RAM disk, input.ramDiskAudio keep',
 };
 const PHASE_LABEL: Record<WritesPhase, string> = { up: 'service up', down: 'service down', drain: 'drain after the service returns' };
 const RAM_DISK = '/dev/shm';
@@ -68,7 +70,7 @@ export async function runWrites(options: BenchOptions, dir: string, log: (line: 
   const strace = spawnSync('strace', ['-V'], { encoding: 'utf8' });
   const modes: WritesMode[] = ['results', 'analyzerpi'];
   mkdirSync(dir, { recursive: true });
-  if (existsSync(RAM_DISK) && statSync(RAM_DISK).dev !== statSync(dir).dev) modes.push('analyzerpi-ramdisk');
+  if (existsSync(RAM_DISK) && statSync(RAM_DISK).dev !== statSync(dir).dev) modes.push('analyzerpi-ramdisk', 'analyzerpi-ramdisk-keep');
   if (strace.error || strace.status !== 0) {
     log('writes: not measured: strace is not installed (apt-get install strace)');
     return modes.flatMap((mode) => figuresOf(mode, null, n, 'strace is not installed'));
@@ -120,7 +122,8 @@ function fsyncBreakdown(p: PhaseWrites): string {
 
 async function traceMode(mode: WritesMode, n: number, root: string, log: (line: string) => void): Promise<Record<WritesPhase, PhaseWrites>> {
   mkdirSync(root, { recursive: true });
-  const ramDir = mode === 'analyzerpi-ramdisk' ? mkdtempSync(path.join(RAM_DISK, 'station-agent-bench-')) : null;
+  const keep = mode === 'analyzerpi-ramdisk-keep';
+  const ramDir = mode === 'analyzerpi-ramdisk' || keep ? mkdtempSync(path.join(RAM_DISK, 'station-agent-bench-')) : null;
   const labels = path.join(root, 'labels.txt');
   writeFileSync(labels, `${SPECIES.map(([scientific, common]) => `${scientific}_${common}`).join('\n')}\n`);
   let service: CountingService = await startCountingService();
@@ -130,6 +133,7 @@ async function traceMode(mode: WritesMode, n: number, root: string, log: (line: 
     format: mode === 'results' ? 'results' : 'analyzerpi',
     labels,
     ...(ramDir ? { inputDir: ramDir } : {}),
+    ...(keep ? { ramDiskAudio: 'keep' as const } : {}),
     // Files are dropped whole: the watcher's quiet period (2 s by default) would only add waiting.
     stableMs: 200,
     upload: UPLOAD,
@@ -153,7 +157,8 @@ async function traceMode(mode: WritesMode, n: number, root: string, log: (line: 
         dropRecording({
           mode,
           inputDir: cfg.inputDir,
-          spoolIncoming: path.join(cfg.dataDir, 'spool', 'incoming'),
+          // With keep, WAVs are linked on sight in the near spool on the RAM disk (src/ingest/spool.ts).
+          spoolIncoming: keep ? path.join(cfg.inputDir, '.station-agent-spool', 'incoming') : path.join(cfg.dataDir, 'spool', 'incoming'),
           pid,
           wav,
           startMs: startMs + i * SOUNDSCAPE_SECONDS * 1000,

@@ -1,6 +1,7 @@
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log/index.js';
 import { setMeta, type Queue } from '../queue/index.js';
+import { OuterTransaction } from '../queue/transaction.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../status/runtime.js';
 import type { Component } from './component.js';
 import type { EventBus } from './events.js';
@@ -55,13 +56,22 @@ export class RuntimeReporter implements Component {
     const sig = signature(snap);
     if (!force && sig === this.lastWritten.signature && snap.updatedAt - this.lastWritten.at < RUNTIME_HEARTBEAT_MS) return;
     try {
-      setMeta(this.deps.queue, RUNTIME_META_KEY, snap);
+      // One commit for both keys, and not fsynced (synchronous=NORMAL): a snapshot is stale
+      // after a power cut anyway, and a minutely fsync of its own added a quarter of an fsync
+      // to every recording of a station. It reaches the card with the next durable commit
+      // (a recording's ingest or outcome, a few seconds later), or at the final close.
+      OuterTransaction.run(
+        this.deps.queue,
+        'the runtime snapshot',
+        () => {
+          setMeta(this.deps.queue, RUNTIME_META_KEY, snap);
+          const at = this.lastSuccessDirty ? this.deps.lastSuccessAt() : null;
+          if (at) setMeta(this.deps.queue, 'lastSuccessAt', at);
+        },
+        { durable: false },
+      );
       this.lastWritten = { at: snap.updatedAt, signature: sig };
-      if (this.lastSuccessDirty) {
-        const at = this.deps.lastSuccessAt();
-        if (at) setMeta(this.deps.queue, 'lastSuccessAt', at);
-        this.lastSuccessDirty = false;
-      }
+      this.lastSuccessDirty = false;
       this.dbFailures = 0;
     } catch (err) {
       this.dbFailures++;

@@ -62,8 +62,8 @@ export interface SpoolUsage {
 
 /**
  * Files and bytes the queue holds in the spool: those retention may delete from
- * `recordings_spool`, the others (waiting or failed) from the state ranges of
- * `recordings_due`, which covers `filesize` and `spool_path`. Neither reads a table row.
+ * `recordings_spool` (covering), the others (waiting or failed: the backlog, never the
+ * history) from the state ranges of `recordings_due` and their rows.
  */
 export function spoolUsage(q: Queue): SpoolUsage {
   return q.read(() => {

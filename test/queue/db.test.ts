@@ -28,7 +28,7 @@ function open(dbPath: string): Queue {
 }
 
 describe('openQueue', () => {
-  it('creates the parent folder and sets WAL, synchronous=FULL, busy_timeout, foreign_keys', () => {
+  it('creates the parent folder and sets WAL, synchronous=FULL, busy_timeout, foreign_keys, a 2 MB page cache', () => {
     const dbPath = path.join(temp(), 'a', 'b', 'queue.db');
     const q = open(dbPath);
     expect(existsSync(dbPath)).toBe(true);
@@ -37,6 +37,8 @@ describe('openQueue', () => {
     expect(q.db.pragma('synchronous', { simple: true })).toBe(2);
     expect(q.db.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(q.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    // Negative: KiB. better-sqlite3's build would otherwise give each connection 16 MB.
+    expect(q.db.pragma('cache_size', { simple: true })).toBe(-2048);
   });
 
   it('migrates an empty file to the latest version, and re-opening applies nothing', () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_MAIN, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
@@ -102,6 +102,28 @@ describe('lazy loading', () => {
     const loaded = readTrace(second);
     expect(loaded.packages.has('zod'), 'zod').toBe(false);
     expect([...loaded.own].filter((f) => /^config\/(validate|schema|schema-keys|issues)\.js$/.test(f))).toEqual([]);
+  });
+
+  it('ingest with a config no load has cached validates it in a child process: the backfill itself loads no zod', async () => {
+    mkdirSync(path.join(tmp.dir, 'ingest-data'));
+    const fresh = writeCliConfig(path.join(tmp.dir, 'ingest.json'), {
+      baseUrl: 'http://127.0.0.1:9',
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, 'ingest-data'),
+      inputDir: path.join(tmp.dir, 'ingest-input'),
+    });
+    const table = path.join(tmp.dir, 'ingest-input', '20250601_000000.BirdNET.selection.table.txt');
+    writeFileSync(table, 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tCommon Name\tScientific Name\tConfidence\n1\tSpectrogram 1\t1\t0\t3\tEurasian Magpie\tPica pica\t0.9\n');
+    const trace = path.join(tmp.dir, 'ingest.trace');
+    const result = await runCli(['ingest', table, '--config', fresh, '--json'], { env: traceEnv(trace) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson<{ detections: number }>(result).detections).toBe(1);
+    // The CLI's process resolves the first module: the trace's first pid is its own.
+    const pid = Number(readFileSync(trace, 'utf8').split(' ', 1)[0]);
+    const loaded = readTrace(trace, { pid });
+    expect(loaded.own.has('ingest/backfill.js')).toBe(true);
+    expect(loaded.packages.has('zod'), 'zod').toBe(false);
+    expect(readTrace(trace, { except: pid }).own.has('config/validate-child.js')).toBe(true);
   });
 
   it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server, FLAC encoder or zod, even on its first start', async () => {

@@ -20,7 +20,9 @@ export interface IngestFlags {
 
 /** The action of `station-agent ingest`, loaded only when it runs. */
 export async function ingestAction(paths: string[], flags: IngestFlags): Promise<void> {
-  const loaded = await loadCliConfig(flags);
+  // A backfill of large tables runs for minutes: zod and the schema would take some 20 MB
+  // of its memory all that time, so a changed config is validated in a child process.
+  const loaded = await loadCliConfig(flags, { validateApart: true });
   const { config } = loaded;
   const out = createOutput();
   const progress = await createProgress();

@@ -14,8 +14,14 @@ export interface ConfigFlags {
   config?: string;
 }
 
-/** `options.unreadableTokenFile`: as `loadConfig` (`report` for commands that work without the token). */
-export async function loadCliConfig(flags: ConfigFlags, options: Pick<LoadConfigOptions, 'unreadableTokenFile'> = {}): Promise<LoadedConfig> {
+/**
+ * `options.unreadableTokenFile`: as `loadConfig` (`report` for commands that work without the token).
+ * `options.validateApart`: a long command (a backfill) validates a changed config in a child process (config/validate-apart.ts).
+ */
+export async function loadCliConfig(
+  flags: ConfigFlags,
+  options: Pick<LoadConfigOptions, 'unreadableTokenFile' | 'validateApart'> = {},
+): Promise<LoadedConfig> {
   const { loadConfig } = await import('../../../config/load.js');
   return loadConfig({ path: flags.config, ...options });
 }

@@ -36,6 +36,8 @@ export function buildProgram(commands: RegisterCommand[]): Command {
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP)
+    // Usage errors echo the argument, which may be a pasted token: runProgram prints them, redacted.
+    .configureOutput({ outputError: (text) => void usageErrors.push(text), writeErr: (text) => void usageErrors.push(text) })
     .exitOverride();
   for (const register of commands) register(program);
   return program;
@@ -55,19 +57,46 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
   const json = wantsJson(argv);
   try {
     await program.parseAsync(argv);
+    process.stderr.write(usageErrors.splice(0).join(''));
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (err) {
+    // --help and --version end through here too, with exit code 0.
+    if (err instanceof CommanderError && err.exitCode === 0) {
+      process.stderr.write(usageErrors.splice(0).join(''));
+      return EXIT.OK;
+    }
+    // A message may show an argument or a setting the token was pasted into (a folder, a file name).
+    if (secretsRead().length === 0) await learnSecrets(argv);
+    const hide = (text: string) => redactSecrets(text, secretsRead());
     if (err instanceof CommanderError) {
-      // --help and --version end through here too, with exit code 0.
-      if (err.exitCode === 0) return EXIT.OK;
-      // commander has written its message to stderr already.
-      if (json) writeJson(process.stdout, { error: { code: 'ERR_USAGE', message: err.message.replace(/^error: /, '') } });
+      process.stderr.write(hide(usageErrors.splice(0).join('')));
+      if (json) writeJson(process.stdout, { error: { code: 'ERR_USAGE', message: hide(err.message.replace(/^error: /, '')) } });
       return EXIT.USAGE;
     }
-    // A message may show a setting the token was pasted into (a folder, a file name).
-    process.stderr.write(redactSecrets(`station-agent: ${errorMessage(err)}\n`, secretsRead()));
+    process.stderr.write(hide(`station-agent: ${errorMessage(err)}\n`));
     if (json) writeJson(process.stdout, { error: redactDeep(errorJson(err), secretsRead()) });
     return exitCodeFor(err);
+  }
+}
+
+/** What commander would have written to stderr for a usage error (see buildProgram). */
+const usageErrors: string[] = [];
+
+/**
+ * A command that failed before reading the config (a usage error, an invalid item id) has
+ * not learnt the token yet: read it now, from the config the arguments name (or the
+ * default) and the environment, so that it can be hidden. Best effort: a config that does
+ * not load teaches nothing. Only failures pay for it.
+ */
+async function learnSecrets(argv: readonly string[]): Promise<void> {
+  const args = argv.slice(2);
+  const at = args.findIndex((a) => a === '--config' || a.startsWith('--config='));
+  const named = at < 0 ? undefined : args[at].startsWith('--config=') ? args[at].slice('--config='.length) : args[at + 1];
+  try {
+    const { loadConfig } = await import('../config/load.js');
+    await loadConfig({ path: named, cache: false, unreadableTokenFile: 'report' });
+  } catch {
+    // Invalid or missing: whatever token it held was noted as it was read (config/secrets-read.ts).
   }
 }
 

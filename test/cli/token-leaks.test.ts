@@ -130,6 +130,29 @@ describe('a token pasted into the wrong place is never printed', () => {
     tmp?.cleanup();
   });
 
+  it.each([
+    ['an item id', ['queue', 'show', LEAK]],
+    ['an option value', ['status', '--timeout', LEAK]],
+    ['an option value (--json)', ['api', 'detections', '--json', '--from', LEAK]],
+    ['a command name', [LEAK]],
+  ])('the token as %s: the usage error shows <redacted> (the token the config holds, or the environment)', async (_what, args) => {
+    const dir = path.join(tmp.dir, 'argument');
+    mkdirSync(path.join(dir, 'in'), { recursive: true });
+    const config = path.join(dir, 'config.json');
+    const station = { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin' };
+    writeFileSync(config, JSON.stringify({ service: { baseUrl: service.url, token: LEAK }, station, input: { dir: 'in' }, dataDir: 'data' }), { mode: 0o600 });
+    const tokenless = path.join(dir, 'tokenless.json');
+    writeFileSync(tokenless, JSON.stringify({ service: { baseUrl: service.url }, station, input: { dir: 'in' }, dataDir: 'data' }), { mode: 0o600 });
+    const fromFile = await runCli([...args, '--config', config]);
+    const fromEnv = await runCli([...args, '--config', tokenless], { env: { STATION_AGENT_TOKEN: LEAK } });
+    for (const result of [fromFile, fromEnv]) {
+      const output = result.stdout + result.stderr;
+      expect(result.code, output).toBe(2);
+      expect(output, output).not.toContain(LEAK);
+      expect(output, output).toContain('<redacted>');
+    }
+  });
+
   describe.each(CASES)('$name', (c) => {
     let config: string;
     beforeAll(() => {

@@ -109,6 +109,18 @@ build_package() {
   [[ -d $opt/node_modules/flac-bindings ]] || die "the installed tree has no flac-bindings (an optional dependency: npm ci)"
   target_flac_addon "$arch" "$opt/node_modules/flac-bindings"
   "$triplet-strip" --strip-unneeded "$opt/node_modules/flac-bindings/build/Release/flac-bindings.node"
+  # What only builds flac-bindings and never runs, now that its addon is built: the lockfile's
+  # devOptional packages (cmake-js and what it needs: development dependencies that flac-bindings
+  # also names as optional peers, so --omit=dev keeps them) and the optional ones only its
+  # install script uses (tar-stream and the prebuilt binaries of its Bare runtime helpers, which
+  # lintian rightly flags). flac-bindings/api loads `bindings` alone, which better-sqlite3 needs too.
+  local build_only=() pkg
+  mapfile -t build_only < <(node -e '
+    const lock = require(process.argv[1]);
+    for (const [key, e] of Object.entries(lock.packages))
+      if (key.startsWith("node_modules/") && !e.dev && (e.devOptional || (e.optional && key !== "node_modules/flac-bindings"))) console.log(key);
+  ' "$REPO/package-lock.json")
+  for pkg in ${build_only[@]+"${build_only[@]}"}; do rm -rf "${opt:?}/$pkg"; done
 
   # The private Node.js runtime: its program and licence only (no headers, no npm).
   mkdir -p "$opt/node/bin"

@@ -50,13 +50,15 @@ describe(`the ${ARCH} package`, () => {
   it('holds production dependencies only: no emulator, demo, benchmark or development dependency, no installer of a clone', () => {
     const modules = readdirSync(path.join(OPT, 'node_modules'));
     // npm's own answer to "development only": the lockfile marks what only devDependencies
-    // (of the agent or of its workspaces: the emulator, the demo) reach with `dev: true`.
-    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const devOnly = Object.entries(lock.packages).filter(([key, entry]) => key.startsWith('node_modules/') && entry.dev === true);
-    expect(devOnly.map(([key]) => key)).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript']));
+    // (of the agent or of its workspaces: the emulator, the demo) reach with `dev: true`, and
+    // with `devOptional: true` what they and an optional peer reach (cmake-js, which builds
+    // flac-bindings' addon: the package carries the addon built).
+    const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+    const devOnly = Object.entries(lock.packages).filter(([key, entry]) => key.startsWith('node_modules/') && (entry.dev === true || entry.devOptional === true));
+    expect(devOnly.map(([key]) => key)).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/cmake-js']));
     for (const [key] of devOnly) expect(existsSync(path.join(OPT, key)), key).toBe(false);
     expect(modules).not.toContain('@station-agent');
-    expect(modules).toEqual(expect.arrayContaining(['better-sqlite3', 'libflacjs', 'undici']));
+    expect(modules).toEqual(expect.arrayContaining(['better-sqlite3', 'flac-bindings', 'libflacjs', 'undici']));
     const top = readdirSync(OPT).sort();
     expect(top).toEqual(['README.md', 'bin', 'config.example.json', 'dist', 'docs', 'node', 'node_modules', 'package.json']);
     expect(readdirSync(path.join(OPT, 'bin'))).toEqual(['station-agent']);

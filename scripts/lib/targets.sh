@@ -165,7 +165,8 @@ target_flac_addon() {
   FLAC_ADDON=$CACHE/addons/flac-bindings-$version-linux-$node_arch.node
   if [[ ! -f $FLAC_ADDON ]]; then
     say "Compiling flac-bindings $version for $arch (cmake-js, the system's libFLAC)"
-    local out=$CACHE/build/flac-bindings-$node_arch cmake_args=()
+    # No RUNPATH: libFLAC.so.12 is found where the system keeps it, never in the build's sysroot.
+    local out=$CACHE/build/flac-bindings-$node_arch cmake_args=(--CDCMAKE_SKIP_RPATH=ON)
     rm -rf "$out"
     mkdir -p "$out" "$(dirname "$FLAC_ADDON")"
     if [[ $(dpkg --print-architecture) != "$arch" ]]; then
@@ -181,7 +182,7 @@ target_flac_addon() {
       printf '%s\n' 'set(CMAKE_SYSTEM_NAME Linux)' 'set(CMAKE_SYSTEM_PROCESSOR aarch64)' \
         "set(CMAKE_C_COMPILER $triplet-gcc)" "set(CMAKE_CXX_COMPILER $triplet-g++)" \
         "set(CMAKE_SHARED_LINKER_FLAGS_INIT \"-Wl,-rpath-link,$libdir\")" >"$out/toolchain.cmake"
-      cmake_args=(--CDCMAKE_TOOLCHAIN_FILE="$out/toolchain.cmake" --CDFLAC_DIR="$cfg")
+      cmake_args+=(--CDCMAKE_TOOLCHAIN_FILE="$out/toolchain.cmake" --CDFLAC_DIR="$cfg")
     fi
     (cd "$src" && "$REPO/node_modules/.bin/cmake-js" build --out "$out/build" --arch "$node_arch" -p 2 "${cmake_args[@]}" \
       >"$CACHE/build/cmake-js-$node_arch.log" 2>&1) ||

@@ -11,8 +11,8 @@ import type { EventBus } from './events.js';
  * The encode step between the queue and the upload (src/encode): the uploader encodes
  * each WAV into memory just before its request (`soundscapes`, handed to it), and the
  * spool compaction writes FLAC files only where that pays (a WAV too long for memory, a
- * backlog, a disk running low). The encoder itself (the `flac` program or libflacjs in a
- * worker) starts on the first recording. Started before the uploader, stopped after it.
+ * backlog, a disk running low). The encoder itself (libFLAC's addon in this thread, else
+ * the `flac` program, else libflacjs in a worker) is loaded on the first recording. Started before the uploader, stopped after it.
  */
 export class EncoderComponent implements Component {
   readonly name = 'encoder';

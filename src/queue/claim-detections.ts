@@ -55,7 +55,7 @@ export function claimDetections(q: Queue, options: ClaimDetectionsOptions): Clai
   // recording_wait (kept by triggers from the recording's state and audio): 0 nothing
   // to wait for, 1 the recording's upload, 2 its audio.
   const branch = (state: string, wait: 0 | 1 | 2) =>
-    `SELECT id, state, next_attempt_at FROM detections WHERE state = '${state}' AND recording_wait = ${wait} ` +
+    `SELECT id, state, next_attempt_at FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait} ` +
     `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 && !options.audioWithheld ? ' AND created_at <= @no_audio_before' : ''} ` +
     `ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
   const waits: (0 | 1 | 2)[] = options.audioHeld || options.audioWithheld ? [0, 2, 1] : [0, 2];

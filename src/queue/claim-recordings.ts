@@ -18,7 +18,7 @@ export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[
   const ids = claimIds(
     CLAIM_FROM.map(
       (state) =>
-        `SELECT id, state, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 2 ` +
+        `SELECT id, state, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 2 ` +
         `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`,
     ),
     dir,

@@ -54,7 +54,7 @@ export function wavRecordingsDue(q: Queue, options: WavDueOptions): WavRecording
   const limit = limitSql(options.limit);
   const dir = direction(options.order);
   const branch = (state: string) =>
-    `SELECT id, state, spool_path, filesize, created_at, next_attempt_at FROM recordings WHERE state = '${state}' AND audio_stage = 1 ` +
+    `SELECT id, state, spool_path, filesize, created_at, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
     `AND next_attempt_at <= @now AND hold_reason IS NULL AND filesize <= @max ` +
     `AND id NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
   const sql =
@@ -87,7 +87,7 @@ export function compactionCandidates(q: Queue, options: CompactionOptions): WavR
   checkLimit(options.limit);
   // One index range per waiting state (state, audio_stage): never the whole history by rowid.
   const branch = (state: string) =>
-    `SELECT id, state, spool_path, filesize, created_at FROM recordings WHERE state = '${state}' AND audio_stage = 1 ` +
+    `SELECT id, state, spool_path, filesize, created_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
     `AND +id > @after AND (filesize IS NULL OR filesize > @max OR created_at <= @before)`;
   const rows = q
     .stmt(`SELECT * FROM (${branch('pending')} UNION ALL ${branch('unknown')}) ORDER BY id LIMIT @limit`)

@@ -3,6 +3,7 @@ import { QueueError } from './errors.js';
 import { HELD } from './hold.js';
 import { formatItemId, parseItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
+import { WAITING_STATES } from './state.js';
 import { readStateCounts } from './state-counts.js';
 import { ITEM_STATES, type ItemKind, type ItemState, type QueueItem } from './types.js';
 
@@ -76,5 +77,7 @@ function page(q: Queue, kind: ItemKind, state: ItemState | undefined, afterId: n
   }
   const many = readStateCounts(q, kind)[state] > SORT_MAX;
   const from = many ? `${table} NOT INDEXED` : table;
-  return q.stmt(`SELECT * FROM ${from} WHERE id > ? AND state = ? ORDER BY id LIMIT ?`).all(afterId, state, limit) as ItemRow[];
+  // The claim index holds only waiting items: a settled state is read in id order.
+  const waiting = WAITING_STATES.includes(state) ? 'waiting = 1 AND ' : '';
+  return q.stmt(`SELECT * FROM ${from} WHERE ${waiting}id > ? AND state = ? ORDER BY id LIMIT ?`).all(afterId, state, limit) as ItemRow[];
 }

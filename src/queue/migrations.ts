@@ -252,6 +252,27 @@ ${ITEM_STATE_COLUMNS}
         CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at);
       `),
   },
+  {
+    version: 10,
+    name: 'claim indexes hold only waiting items',
+    // The `*_due` indexes keep only items that still wait (`waiting = 1`): an outcome deletes
+    // the item's entry instead of moving it into the uploaded range (a second page, far
+    // from the waiting ones, once the history is large), a spool file's removal after
+    // upload no longer touches them, and they stay the size of the backlog instead of
+    // growing with the history (fewer splits, each of them several pages). Every query
+    // that reads them says `waiting = 1`. Failed recordings' spool files are counted
+    // through `recordings_spool`, which now holds them too.
+    up: (db) =>
+      db.exec(`
+        DROP INDEX recordings_due;
+        CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at) WHERE waiting = 1;
+        DROP INDEX detections_due;
+        CREATE INDEX detections_due ON detections (state, recording_wait, next_attempt_at) WHERE waiting = 1;
+        DROP INDEX recordings_spool;
+        CREATE INDEX recordings_spool ON recordings (updated_at, filesize, spool_path, state)
+          WHERE spool_path IS NOT NULL AND state IN ('uploaded', 'dropped', 'failed');
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

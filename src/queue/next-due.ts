@@ -30,8 +30,8 @@ export function nextDueAt(q: Queue, now: number = Date.now(), options: Detection
 
 function nextDueSql(waits: readonly number[], audioWaits: readonly number[]): string {
   const backoffs = [
-    ...CLAIM_FROM.flatMap((state) => [1, 2].map((stage) => `FROM recordings WHERE state = '${state}' AND audio_stage = ${stage}`)),
-    ...CLAIM_FROM.flatMap((state) => waits.map((wait) => `FROM detections WHERE state = '${state}' AND recording_wait = ${wait}`)),
+    ...CLAIM_FROM.flatMap((state) => [1, 2].map((stage) => `FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = ${stage}`)),
+    ...CLAIM_FROM.flatMap((state) => waits.map((wait) => `FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait}`)),
   ].map((range) => `SELECT MIN(next_attempt_at) AS t ${range} AND next_attempt_at > @now`);
   // The partial index's own condition first, so SQLite reads `detections_waiting` from the cutoff.
   const noAudio = audioWaits.length

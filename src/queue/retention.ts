@@ -25,10 +25,13 @@ export interface RetentionOptions {
 
 /**
  * The condition of the partial index `recordings_spool` besides `spool_path IS NOT NULL`
- * (migration 8): only what retention may delete is in it, so it is written once per
- * recording (at its outcome). A query that reads the index states it word for word.
+ * (migrations 8 and 10): the spool files of recordings that no longer wait, so it is
+ * written once per recording (at its outcome). A query that reads the index states it
+ * word for word.
  */
-export const RETIRED = `state IN ('uploaded', 'dropped')`;
+export const SETTLED_SPOOL = `state IN ('uploaded', 'dropped', 'failed')`;
+/** What retention may delete: never a `failed` recording's audio (it may be retried). */
+export const RETIRED = `${SETTLED_SPOOL} AND state != 'failed'`;
 
 /** Spool files that may be deleted, oldest first. */
 export function spoolFilesToDelete(q: Queue, options: RetentionOptions): SpoolFile[] {
@@ -61,19 +64,19 @@ export interface SpoolUsage {
 }
 
 /**
- * Files and bytes the queue holds in the spool: those retention may delete from
- * `recordings_spool` (covering), the others (waiting or failed: the backlog, never the
- * history) from the state ranges of `recordings_due` and their rows.
+ * Files and bytes the queue holds in the spool: those of settled recordings (uploaded,
+ * dropped, failed) from `recordings_spool` (covering), the waiting ones (the backlog,
+ * never the history) from `recordings_due` and their rows.
  */
 export function spoolUsage(q: Queue): SpoolUsage {
   return q.read(() => {
     const retired = q
-      .stmt(`SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_spool WHERE spool_path IS NOT NULL AND ${RETIRED}`)
+      .stmt(`SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_spool WHERE spool_path IS NOT NULL AND ${SETTLED_SPOOL}`)
       .get() as SpoolUsage;
     const others = q
       .stmt(
         `SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_due ` +
-          `WHERE state IN ('pending', 'sending', 'unknown', 'failed') AND spool_path IS NOT NULL`,
+          `WHERE waiting = 1 AND audio_stage IN (1, 2)`,
       )
       .get() as SpoolUsage;
     return { files: retired.files + others.files, bytes: retired.bytes + others.bytes };

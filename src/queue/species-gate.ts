@@ -102,7 +102,7 @@ export function expireSpeciesGate(q: Queue, minDetections: number, now = Date.no
       SELECT 1 FROM detections d WHERE d.recording_id = recordings.id AND d.hold_reason = '${SPECIES_GATE}' AND d.state = 'pending')`;
     const freed = q
       .stmt(
-        `SELECT id FROM recordings WHERE state = 'pending' AND ${waiting}
+        `SELECT id FROM recordings WHERE waiting = 1 AND state = 'pending' AND ${waiting}
            AND EXISTS (SELECT 1 FROM detections d WHERE d.recording_id = recordings.id AND d.state != 'dropped')`,
       )
       .all() as { id: number }[];

@@ -42,7 +42,7 @@ export function readStateCounts(q: Queue, kind: ItemKind): StateCounts {
     counts[row.state] = row.n;
   }
   // In flight only (the uploader's concurrency, or what a crash left before recovery): a short index range.
-  const sending = q.stmt(`SELECT COUNT(*) FROM ${TABLE[kind]} WHERE state = 'sending'`).pluck().get() as number;
+  const sending = q.stmt(`SELECT COUNT(*) FROM ${TABLE[kind]} WHERE waiting = 1 AND state = 'sending'`).pluck().get() as number;
   counts.pending += counts.sending - sending;
   counts.sending = sending;
   return counts;

@@ -107,6 +107,8 @@ const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat
 
 /** The end states: an item in one no longer waits (`waiting = 0`, out of the `*_waiting` indexes). */
 const SETTLED: readonly ItemState[] = ['uploaded', 'failed', 'dropped'];
+/** The others: `waiting = 1`, in the `*_waiting` and `*_due` indexes. */
+export const WAITING_STATES: readonly ItemState[] = ['pending', 'sending', 'unknown'];
 
 export const INCREMENT_ATTEMPTS = new SqlExpr('attempts + 1');
 
@@ -156,7 +158,10 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
   const states = froms.map((s) => `'${s}'`).join(', ');
   // With ids, `+state` keeps the planner on the rowid: otherwise it prefers the state
   // index and walks every item in the state to test membership in the id list.
-  const select = options.ids ? `id IN (${options.ids}) AND +state IN (${states})` : `state IN (${states})`;
+  // Without ids, the `*_due` index is read when every state it moves from still waits (the index holds those only).
+  const select = options.ids
+    ? `id IN (${options.ids}) AND +state IN (${states})`
+    : `${froms.every((s) => !SETTLED.includes(s)) ? 'waiting = 1 AND ' : ''}state IN (${states})`;
   const sql = `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} WHERE ${select}${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
   const statement = q.stmt(sql);
   return q.write(() => {

@@ -61,9 +61,8 @@ function zoneOf(zone: string): Zone {
  */
 export function localTimeInZone(fields: LocalFields, zone: string): Date | undefined {
   const z = zoneOf(zone);
-  const naive = DateTime.fromObject({ ...fields, millisecond: fields.millisecond ?? 0 }, { zone: 'utc' });
-  if (!naive.isValid) return undefined;
-  const wall = naive.toMillis();
+  const wall = wallMillis(fields);
+  if (wall === undefined) return undefined;
   // The offsets a day before and after bracket any single transition.
   const before = z.offset(wall - DAY_MS);
   const after = z.offset(wall + DAY_MS);
@@ -87,9 +86,36 @@ function offsetMinutes(text: string): number | undefined {
 }
 
 function atOffset(fields: LocalFields, offset: number): Date | undefined {
-  const naive = DateTime.fromObject({ ...fields, millisecond: fields.millisecond ?? 0 }, { zone: 'utc' });
-  if (!naive.isValid) return undefined;
-  return new Date(naive.toMillis() - offset * 60_000);
+  const wall = wallMillis(fields);
+  return wall === undefined ? undefined : new Date(wall - offset * 60_000);
+}
+
+/**
+ * The wall-clock fields read as UTC, in ms; undefined for impossible fields, as luxon
+ * judges them (month 13, 31 April, 25:00; 24:00:00.000 is the next midnight). Plain `Date`
+ * arithmetic: luxon's `DateTime.fromObject` asks Intl for the system locale, and the first
+ * Intl.DateTimeFormat loads some 8 MB of ICU (6.4 MB of it file pages of the node binary)
+ * into a daemon that reads only UTC or fixed-offset names.
+ */
+function wallMillis(f: LocalFields): number | undefined {
+  const ms = f.millisecond ?? 0;
+  const all = [f.year, f.month, f.day, f.hour, f.minute, f.second, ms];
+  if (!all.every(Number.isInteger)) return undefined;
+  if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysInMonth(f.year, f.month)) return undefined;
+  const nextMidnight = f.hour === 24 && f.minute === 0 && f.second === 0 && ms === 0;
+  if ((f.hour < 0 || f.hour > 23) && !nextMidnight) return undefined;
+  if (f.minute < 0 || f.minute > 59 || f.second < 0 || f.second > 59 || ms < 0 || ms > 999) return undefined;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
+  const d = new Date(0);
+  d.setUTCFullYear(f.year, f.month - 1, f.day);
+  d.setUTCHours(f.hour, f.minute, f.second, ms);
+  return d.getTime();
+}
+
+function daysInMonth(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 0);
+  return d.getUTCDate();
 }
 
 const n = (s: string | undefined) => Number(s);

@@ -205,3 +205,36 @@ describe('formatServiceTimestamp and detectionTimestamp', () => {
     expect(detectionTimestamp(start, 0.1 + 0.2, BERLIN)).toBe('2024-05-01T06:00:00.300+02:00');
   });
 });
+
+describe('wall-clock fields read without luxon', () => {
+  // The fields luxon's DateTime.fromObject judged (and the code used before): impossible
+  // ones are refused the same way, 24:00:00.000 is the next midnight, years below 100 stay.
+  const cases: [number, number, number, number, number, number, number][] = [
+    [2024, 2, 29, 12, 0, 0, 0],
+    [2023, 2, 29, 12, 0, 0, 0],
+    [2024, 4, 31, 6, 0, 0, 0],
+    [2024, 13, 1, 0, 0, 0, 0],
+    [2024, 0, 1, 0, 0, 0, 0],
+    [2024, 5, 0, 0, 0, 0, 0],
+    [2024, 5, 1, 25, 0, 0, 0],
+    [2024, 5, 1, 24, 0, 0, 0],
+    [2024, 12, 31, 24, 0, 0, 0],
+    [2024, 5, 1, 24, 0, 1, 0],
+    [2024, 5, 1, 23, 60, 0, 0],
+    [2024, 5, 1, 23, 59, 60, 0],
+    [2024, 5, 1, 23, 59, 59, 999],
+    [50, 1, 1, 0, 0, 0, 0],
+    [1900, 2, 29, 0, 0, 0, 0],
+    [2000, 2, 29, 0, 0, 0, 0],
+  ];
+  it.each(cases)('%i-%i-%i %i:%i:%i.%i at +02:00 and in UTC as luxon reads it', (year, month, day, hour, minute, second, millisecond) => {
+    const fields = { year, month, day, hour, minute, second, millisecond };
+    const luxon = DateTime.fromObject(fields, { zone: 'utc' });
+    const expected = luxon.isValid ? luxon.toMillis() : undefined;
+    expect(localTimeInZone(fields, 'UTC')?.getTime()).toBe(expected);
+    const name = `${String(year).padStart(4, '0')}-${pad(month)}-${pad(day)}T${pad(hour)}-${pad(minute)}-${pad(second)}.${String(millisecond).padStart(3, '0')}+02-00.wav`;
+    expect(recordingStartFromName(name, BERLIN)?.getTime()).toBe(expected === undefined ? undefined : expected - 2 * 3_600_000);
+  });
+});
+
+const pad = (n: number) => String(n).padStart(2, '0');

@@ -17,6 +17,7 @@
  */
 import type { Stats } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { setImmediate } from 'node:timers/promises';
 import { openRegularFileStat, type ReadableFile } from '../system/regular-file.js';
 import { contentKey } from './content-key.js';
 import { ResultFileError } from './errors.js';
@@ -256,6 +257,10 @@ async function* readLines(fh: ReadableFile, size: number): AsyncGenerator<{ text
       from = i + 1;
     }
     carry = text.slice(from);
+    // The reads are synchronous (openRegularFileStat): a table of many chunks lets the event
+    // loop run between them, as reads through the thread pool did, so that uploads, timers
+    // and the garbage collector's tasks are not held up for the seconds a large table takes.
+    if (pos < size) await setImmediate();
   }
   const rest = carry + decoder.end();
   if (rest.length > 0) yield { text: line === 0 && rest.charCodeAt(0) === 0xfeff ? rest.slice(1) : rest, line: ++line };

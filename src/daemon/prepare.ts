@@ -24,7 +24,8 @@ export interface Prepared {
 export async function prepare(config: Config, configPath: string | null, log: Logger): Promise<Prepared> {
   // One daemon per dataDir, taken before the queue opens: recovery below marks every
   // `sending` item `unknown`, which is only true when no other daemon is sending them.
-  const lock = await acquireDaemonLock(config.dataDir);
+  // One daemon per input folder too: two with a dataDir each would both upload every recording.
+  const lock = await acquireDaemonLock(config.dataDir, config.input.dir);
   let queue: Queue | undefined;
   try {
     queue = openQueue(path.join(config.dataDir, 'queue.db'));

@@ -37,14 +37,19 @@ export class DaemonLockError extends StationAgentError {
   readonly code = 'ERR_DAEMON_RUNNING';
 
   constructor(
+    /** The folder whose lock is held: the dataDir, or the input folder (`key`). */
     readonly dataDir: string,
     /** The holder's PID, when it could be found. */
     readonly holderPid: number | null,
+    readonly key: 'dataDir' | 'input.dir' = 'dataDir',
   ) {
     const who = holderPid === null ? 'another process' : `another station-agent (pid ${holderPid})`;
     super(
-      `${who} is already running on dataDir ${dataDir} (it holds the dataDir's lock); ` +
-        'only one daemon may use a queue: stop the other one (systemctl stop station-agent) or give this one its own dataDir',
+      key === 'dataDir'
+        ? `${who} is already running on dataDir ${dataDir} (it holds the dataDir's lock); ` +
+            'only one daemon may use a queue: stop the other one (systemctl stop station-agent) or give this one its own dataDir'
+        : `${who} is already watching input.dir ${dataDir}; two daemons on one input folder would each upload every recording: ` +
+            'stop the other one (systemctl stop station-agent), or give this one the folder of its own analyzer',
     );
   }
 }
@@ -55,16 +60,26 @@ export interface DaemonLock {
   release(): void;
 }
 
-/** Takes the dataDir's locks or throws {@link DaemonLockError} naming the holder. */
-export async function acquireDaemonLock(dataDir: string): Promise<DaemonLock> {
+/**
+ * Takes the dataDir's locks, then the input folder's, or throws {@link DaemonLockError}
+ * naming the holder. Two daemons with a dataDir each on one input folder would each queue
+ * and upload every recording: the input folder (`inputDir`) is locked by its abstract
+ * socket alone (nothing is written into the analyzer's folder). A folder that does not
+ * exist yet is not locked.
+ */
+export async function acquireDaemonLock(dataDir: string, inputDir?: string): Promise<DaemonLock> {
   const dir = path.resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, DAEMON_LOCK_FILE);
   const db = lockFile(dir, file);
-  let socket: Server | null;
+  const sockets: Server[] = [];
   try {
-    socket = await lockSocket(dir);
+    const own = await lockSocket(dir, 'dataDir');
+    if (own) sockets.push(own);
+    const input = inputDir === undefined ? null : await lockSocket(path.resolve(inputDir), 'input.dir');
+    if (input) sockets.push(input);
   } catch (err) {
+    for (const s of sockets) s.close();
     db.close();
     throw err;
   }
@@ -72,9 +87,8 @@ export async function acquireDaemonLock(dataDir: string): Promise<DaemonLock> {
     path: file,
     release: () => {
       if (db.open) db.close();
-      // Closing the listening socket frees its name at once (the fd is closed synchronously).
-      socket?.close();
-      socket = null;
+      // Closing a listening socket frees its name at once (the fd is closed synchronously).
+      for (const s of sockets.splice(0)) s.close();
     },
   };
 }
@@ -95,19 +109,25 @@ function lockFile(dir: string, file: string): Database.Database {
   }
 }
 
-/** The abstract socket's name for `dir`: its identity on this machine, not its path. */
-export function daemonSocketName(dir: string): string {
+/** The abstract socket's name for `dir` as a dataDir or an input folder: its identity on this machine, not its path. */
+export function daemonSocketName(dir: string, key: 'dataDir' | 'input.dir' = 'dataDir'): string {
   const st = statSync(dir, { bigint: true });
-  return `\0station-agent-daemon:${st.dev}:${st.ino}`;
+  return `\0station-agent-${key === 'dataDir' ? 'daemon' : 'input'}:${st.dev}:${st.ino}`;
 }
 
 /** How long a refused start waits for the holder to say its PID. */
 const HOLDER_ANSWER_MS = 1_000;
 
-/** Binds the abstract socket (Linux only; elsewhere the file lock alone holds). */
-async function lockSocket(dir: string): Promise<Server | null> {
+/** Binds the abstract socket (Linux only; elsewhere the file lock alone holds); null for a folder that is not there. */
+async function lockSocket(dir: string, key: 'dataDir' | 'input.dir'): Promise<Server | null> {
   if (process.platform !== 'linux') return null;
-  const name = daemonSocketName(dir);
+  let name: string;
+  try {
+    name = daemonSocketName(dir, key);
+  } catch (err) {
+    if (key === 'input.dir') return null; // the watcher waits for it, and says so
+    throw err;
+  }
   const server = createServer((peer) => peer.end(`${process.pid}\n`));
   try {
     await new Promise<void>((resolve, reject) => {
@@ -118,7 +138,7 @@ async function lockSocket(dir: string): Promise<Server | null> {
       });
     });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name));
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name), key);
     throw new DaemonLockFileError(`the abstract socket of ${dir}`, err);
   }
   server.on('error', () => {}); // a peer's reset must not crash the daemon

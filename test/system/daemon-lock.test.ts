@@ -135,3 +135,25 @@ describe('one daemon per dataDir', () => {
     expect((await next.kill('SIGTERM')).code).toBe(0);
   }, 120_000);
 });
+
+describe('one daemon per input folder', () => {
+  it('refuses a second run on the same input.dir with its own dataDir (each would upload every recording), naming the first one\'s PID', async () => {
+    const input = path.join(root, 'input-shared');
+    mkdirSync(input, { recursive: true });
+    const config = (name: string) => writeAgentConfig(path.join(root, `config-${name}.json`), { baseUrl: service.url, inputDir: input, dataDir: path.join(root, `data-${name}`), extra: { log: { level: 'info' } } });
+    const first = start(config('shared-1'));
+    await first.waitForLine(/"msg":"station-agent running"/);
+
+    const second = start(config('shared-2'));
+    const refused = await Promise.race([second.exited, second.waitForLine(/"msg":"station-agent running"/, 60_000).then(() => 'running', () => 'no line')]);
+    const output = second.lines.join('\n');
+    expect(refused, output).toEqual({ code: 1, signal: null });
+    expect(output).toContain(`another station-agent (pid ${first.pid}) is already watching input.dir ${input}`);
+
+    // Once the first has stopped, the second's config starts.
+    expect((await first.kill('SIGTERM')).code).toBe(0);
+    const next = start(config('shared-2'));
+    await next.waitForLine(/"msg":"station-agent running"/);
+    expect((await next.kill('SIGTERM')).code).toBe(0);
+  }, 120_000);
+});

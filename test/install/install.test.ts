@@ -83,7 +83,7 @@ describe('bin/install into a temporary root, as the current user', () => {
     const flac = spawnSync('flac', ['--version'], { encoding: 'utf8' });
     expect(result.stdout).toMatch(
       flac.status === 0
-        ? /==> FLAC encoder: flac [\d.]+ \(native, used by upload\.flacEncoder auto\)/
+        ? /==> FLAC encoder: flac [\d.]+ \(native; upload\.flacEncoder auto uses it where libFLAC in-process is not built\)/
         : /==> FLAC encoder: the flac program is not installed; not installed with --root\. On the target, run:\n {4}apt-get install -y flac/,
     );
 

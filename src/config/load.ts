@@ -7,7 +7,7 @@ import type { ConfigOverrides, TokenSource } from './validate.js';
 import { redactUrl } from '../wire/redact.js';
 import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
 import { folderOverlapProblem } from './folder-overlap.js';
-import { rememberSecret } from './secrets-read.js';
+import { MIN_SECRET_LENGTH, rememberSecret } from './secrets-read.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { configCacheKey, expectedDataDir, readConfigCache, writeConfigCache, type ConfigCacheEntry } from './cache.js';
@@ -128,6 +128,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   } else {
     delete (config.service as { token?: string }).token;
   }
+  const pasted = keysHoldingToken(config);
+  if (pasted.length > 0) {
+    throw new ConfigError(
+      pasted.map((key) => `${key} holds the station token (pasted into the wrong place?): the token belongs in service.tokenFile (or service.token) alone`),
+      filePath,
+      context,
+    );
+  }
   // What the file system says is checked at every start: a folder moved, a file's mode.
   const overlap = await folderOverlapProblem(config.dataDir, config.input.dir);
   if (overlap) throw new ConfigError([overlap], filePath, context);
@@ -141,6 +149,28 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (plain) warnings.push(plain);
 
   return { config, path: filePath, warnings, tokenSource: entry.tokenSource, tokenProblem };
+}
+
+/**
+ * The keys, other than `service.token`, whose text holds the token: a folder named after it
+ * would be printed and logged, a station name pushed to the service as its public name.
+ * Tokens shorter than MIN_SECRET_LENGTH are not looked for (a test's `x` is everywhere).
+ */
+function keysHoldingToken(config: Config): string[] {
+  const token = config.service.token;
+  if (!token || token.length < MIN_SECRET_LENGTH) return [];
+  const found: string[] = [];
+  const walk = (value: unknown, key: string) => {
+    if (typeof value === 'string') {
+      if (key !== 'service.token' && value.includes(token)) found.push(key);
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, `${key}.${i}`));
+    } else if (isPlainObject(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, key ? `${key}.${k}` : k);
+    }
+  };
+  walk(config, '');
+  return found;
 }
 
 /** The token of a cached config, from where it came from at validation (the entry never holds it). */

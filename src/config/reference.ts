@@ -151,7 +151,11 @@ readable by their owner only (\`chmod 600\`): otherwise a warning says so. The t
 appears in logs, error messages or \`config show\` (which prints \`<redacted>\`).
 A token pasted into the wrong place stays hidden too: a missing \`service.tokenFile\` is
 reported without its path, and \`service.baseUrl\` / \`service.graphqlUrl\` are printed with
-scheme, host and port only (userinfo, path and query become \`<redacted>\`).
+scheme, host and port only (userinfo, path and query become \`<redacted>\`). Whatever a
+command prints (a folder, a file name, an error) has the token it read replaced by
+\`<redacted>\`, and a setting whose text holds the token is refused, naming its key
+(\`station.settings.name holds the station token ...\`): a station name would be pushed to
+the service as the station's public name, a folder named after the token printed and logged.
 
 ## Errors
 

@@ -99,9 +99,16 @@ const CASES: Case[] = [
     // The token is right (and refused by this service: it is not REAL): it also names the folders.
     name: 'the token as the name of input.dir and of dataDir',
     config: (url) => ({ service: { baseUrl: url, token: LEAK }, input: { dir: LEAK }, dataDir: `data-${LEAK}` }),
-    names: '<redacted>',
-    reportedBy: ['status', 'doctor', 'config show'],
+    names: 'input.dir holds the station token',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
     more: ['queue list'],
+  },
+  {
+    // It would be pushed to the service as the station's public name.
+    name: 'the token as the station name',
+    config: (url) => ({ service: { baseUrl: url, token: LEAK }, station: { latitude: 52.52, longitude: 13.4, timezone: 'Europe/Berlin', settings: { name: `Garden ${LEAK}` } } }),
+    names: 'station.settings.name holds the station token',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
   },
   {
     name: 'the token in the webhook URL path, a webhook header and the broker URL path',

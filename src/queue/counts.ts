@@ -5,8 +5,9 @@ import type { QueueCounts } from './types.js';
 /**
  * Items per state for each kind, and when the oldest waiting item was queued, in
  * one snapshot. Constant time whatever the size of the queue: the counts are kept
- * in `state_counts` (state-counts.ts), and the oldest waiting item is the first
- * entry of the partial `*_waiting` index (`waiting = 1`: pending, sending or unknown).
+ * in `state_counts` (state-counts.ts), and the oldest waiting item is read from the
+ * claim index (`*_due`), which holds the waiting items only (`waiting = 1`: pending,
+ * sending or unknown) and covers `created_at`: the backlog's entries, never the history.
  */
 export function queueCounts(q: Queue): QueueCounts {
   return q.read(() => {
@@ -22,7 +23,7 @@ export function queueCounts(q: Queue): QueueCounts {
 function oldestWaiting(q: Queue, table: 'recordings' | 'detections'): number | null {
   // INDEXED BY: without statistics the planner prefers the state index and scans the backlog.
   const row = q
-    .stmt(`SELECT MIN(created_at) AS t FROM ${table} INDEXED BY ${table}_waiting WHERE waiting = 1`)
+    .stmt(`SELECT MIN(created_at) AS t FROM ${table} INDEXED BY ${table}_due WHERE waiting = 1`)
     .get() as { t: number | null };
   return row.t;
 }

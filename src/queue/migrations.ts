@@ -273,6 +273,25 @@ ${ITEM_STATE_COLUMNS}
           WHERE spool_path IS NOT NULL AND state IN ('uploaded', 'dropped', 'failed');
       `),
   },
+  {
+    version: 11,
+    name: 'claim indexes answer the oldest waiting item',
+    // Since migration 10 the claim indexes hold exactly the waiting items: with `created_at`
+    // (and `waiting`, so that a read of them alone needs no table row) they answer what the
+    // `*_waiting` indexes did (the oldest waiting item, the detections queued since the
+    // no-soundscape cutoff), and those two indexes, written at every ingest and outcome
+    // (four pages per recording), go. The oldest waiting item is then a read of the
+    // backlog's entries, not of one (status, metrics, alerts; never the history).
+    up: (db) =>
+      db.exec(`
+        DROP INDEX recordings_waiting;
+        DROP INDEX detections_waiting;
+        DROP INDEX recordings_due;
+        CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at, created_at, waiting) WHERE waiting = 1;
+        DROP INDEX detections_due;
+        CREATE INDEX detections_due ON detections (state, recording_wait, next_attempt_at, created_at, waiting) WHERE waiting = 1;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

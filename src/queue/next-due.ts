@@ -14,9 +14,12 @@ import type { Queue } from './db.js';
  *   went only at the uploader's next idle wake (`upload.probeIntervalSec`).
  *
  * Items waiting for something else (a detection for its recording's upload) are not
- * counted: the uploader is woken when that happens. Each range is one index seek (the
- * `*_due` indexes, and `detections_waiting` by creation time from the no-audio cutoff
- * on), however long the backlog.
+ * counted: the uploader is woken when that happens. Each range is one index seek of the
+ * `*_due` indexes, however long the backlog: the no-audio wait reads a range from the
+ * cutoff on by `next_attempt_at`, which is never before `created_at` (an item is due
+ * when queued, later after a backoff or a hold), so it holds every detection queued
+ * since the cutoff (a wall clock set back is the exception: then the uploader's idle
+ * wake sends them).
  */
 export function nextDueAt(q: Queue, now: number = Date.now(), options: DetectionWaitOptions = {}): number | null {
   const noAudioAfterMs = options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS;
@@ -33,13 +36,12 @@ function nextDueSql(waits: readonly number[], audioWaits: readonly number[]): st
     ...CLAIM_FROM.flatMap((state) => [1, 2].map((stage) => `FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = ${stage}`)),
     ...CLAIM_FROM.flatMap((state) => waits.map((wait) => `FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait}`)),
   ].map((range) => `SELECT MIN(next_attempt_at) AS t ${range} AND next_attempt_at > @now`);
-  // The partial index's own condition first, so SQLite reads `detections_waiting` from the cutoff.
-  const noAudio = audioWaits.length
-    ? [
-        `SELECT MIN(created_at) + @no_audio_after AS t FROM detections INDEXED BY detections_waiting
-         WHERE waiting = 1 AND created_at > @no_audio_before
-           AND state IN ('pending', 'unknown') AND recording_wait IN (${audioWaits.join(', ')}) AND hold_reason IS NULL`,
-      ]
-    : [];
+  const noAudio = CLAIM_FROM.flatMap((state) =>
+    audioWaits.map(
+      (wait) =>
+        `SELECT MIN(created_at) + @no_audio_after AS t FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait} ` +
+        `AND next_attempt_at > @no_audio_before AND created_at > @no_audio_before AND hold_reason IS NULL`,
+    ),
+  );
   return `SELECT MIN(t) AS t FROM (${[...backoffs, ...noAudio].join(' UNION ALL ')})`;
 }

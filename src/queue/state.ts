@@ -105,9 +105,9 @@ const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
 
 const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate']);
 
-/** The end states: an item in one no longer waits (`waiting = 0`, out of the `*_waiting` indexes). */
+/** The end states: an item in one no longer waits (`waiting = 0`, out of the claim indexes). */
 const SETTLED: readonly ItemState[] = ['uploaded', 'failed', 'dropped'];
-/** The others: `waiting = 1`, in the `*_waiting` and `*_due` indexes. */
+/** The others: `waiting = 1`, in the claim (`*_due`) indexes. */
 export const WAITING_STATES: readonly ItemState[] = ['pending', 'sending', 'unknown'];
 
 export const INCREMENT_ATTEMPTS = new SqlExpr('attempts + 1');
@@ -151,8 +151,8 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       params[`p_${column}`] = typeof value === 'boolean' ? Number(value) : value;
     }
   }
-  // `waiting` (the `*_waiting` indexes' condition) is set only on entering or leaving an end
-  // state: an UPDATE that sets it rewrites the index, so claims and retries leave it alone.
+  // `waiting` (the claim indexes' condition) is set only on entering or leaving an end
+  // state: an outcome deletes the item's entry instead of moving it into a settled range.
   if (SETTLED.includes(to)) sets.push('waiting = 0');
   else if (froms.some((s) => SETTLED.includes(s))) sets.push('waiting = 1');
   const states = froms.map((s) => `'${s}'`).join(', ');

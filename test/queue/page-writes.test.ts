@@ -62,23 +62,21 @@ describe('pages a recording writes', () => {
     const rec = recording(1);
     enqueueRecording(q, { recording: rec, detections: [detection(rec.sourceKey, 0), detection(rec.sourceKey, 1), detection(rec.sourceKey, 2)] });
     markFileDone(q, '/analyzer/rec-1.csv', 10, 1, 'queued');
-    // No outbox entry without MQTT, no spool index entry for a waiting recording, no index by time of ingested files.
+    // No outbox entry without MQTT, no spool index entry for a waiting recording, no index by time of ingested files, no waiting index.
     expect(pagesWritten()).toEqual([
       'detections',
       'detections_due',
       'detections_recording',
-      'detections_waiting',
       'ingested_files',
       'recordings',
       'recordings_due',
-      'recordings_waiting',
       'sqlite_autoindex_detections_1',
       'sqlite_autoindex_recordings_1',
       'state_counts',
     ]);
 
     const [claimed] = claimRecordings(q, { limit: 1, order: 'oldest' });
-    // A claim leaves the waiting and spool indexes alone, and the kept counts (sending is counted when read).
+    // A claim leaves the spool index alone, and the kept counts (sending is counted when read).
     expect(pagesWritten()).toEqual(['recordings', 'recordings_due']);
 
     expect(queueCounts(q).recordings).toMatchObject({ pending: 0, sending: 1 });
@@ -91,7 +89,6 @@ describe('pages a recording writes', () => {
       'recordings_due',
       'recordings_remote_id',
       'recordings_spool',
-      'recordings_waiting',
       'state_counts',
     ]);
 
@@ -100,17 +97,16 @@ describe('pages a recording writes', () => {
     expect(pagesWritten()).toEqual(['detections', 'detections_due']);
 
     q.write(() => detections.forEach((d, k) => markUploaded(q, 'detection', d.id, 2 ** 34 + k)));
-    expect(pagesWritten()).toEqual(['detections', 'detections_due', 'detections_remote_id', 'detections_waiting', 'state_counts']);
+    expect(pagesWritten()).toEqual(['detections', 'detections_due', 'detections_remote_id', 'state_counts']);
     expect(queueCounts(q).oldestPendingAt).toBeNull();
   });
 
-  it('a retry leaves the waiting index alone, and the item still counts as waiting', () => {
+  it('a retried item still counts as waiting, since when it was queued', () => {
     const rec = recording(2);
     enqueueRecording(q, { recording: rec, detections: [] }, { now: 1_000 });
     pagesWritten();
     const [claimed] = claimRecordings(q, { limit: 1, order: 'oldest', now: 2_000 });
     markRetry(q, 'recording', claimed.id, { error: 'HTTP 503', code: 'ERR_HTTP_STATUS', nextAttemptAt: 60_000, now: 3_000 });
-    expect(pagesWritten()).not.toContain('recordings_waiting');
     expect(queueCounts(q).oldestPendingAt).toBe(1_000);
   });
 });
@@ -169,7 +165,7 @@ describe('migration 8 on a queue of version 7', () => {
         expect(spoolUsage(migrated)).toEqual({ files: 4, bytes: 1_500 });
         expect(spoolFilesToDelete(migrated, { retentionMs: 0, now: 10_000, limit: 10 }).map((f) => f.spoolPath)).toEqual(['/spool/d.wav']);
         expect(nextDueAt(migrated, 10_000)).toBeNull();
-        expect(migrated.db.prepare(`SELECT name FROM sqlite_schema WHERE name = 'ingested_files_at'`).all()).toEqual([]);
+        expect(migrated.db.prepare(`SELECT name FROM sqlite_schema WHERE name IN ('ingested_files_at', 'recordings_waiting', 'detections_waiting')`).all()).toEqual([]);
       } finally {
         migrated.close();
       }

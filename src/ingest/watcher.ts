@@ -23,6 +23,11 @@ import { notTakenReason } from '../system/regular-file.js';
  * file elsewhere would upload what is not the analyzer's. Each is reported once through
  * `onSkip`, as is a FIFO, socket or device with a name the agent reads (opening a FIFO
  * blocks). `dir` itself may be a symlink: it is watched through it.
+ *
+ * Hidden folders below `dir` are not walked, as backfill walks none: the agent's own near
+ * spool (`.station-agent-spool`, input.ramDiskAudio keep) holds links named like the
+ * analyzer's WAVs, still there after a switch back to `copy`, and a desktop's `.Trash-1000`
+ * holds what the owner deleted. `dir` itself may be hidden.
  */
 export interface WatcherOptions<T = true> {
   dir: string;
@@ -194,6 +199,7 @@ export class InputWatcher<T = true> {
   }
 
   private ignored(p: string, st?: Stats): boolean {
+    if (isHiddenBelow(this.opts.dir, p)) return true;
     if (!st || st.isDirectory()) return false; // folders are walked; unknown entries decided on the event
     if (!st.isFile()) return this.skipSpecial(p, st);
     if (this.opts.classify(p) === undefined) return true;
@@ -345,7 +351,7 @@ export class InputWatcher<T = true> {
       const full = path.join(dir, entry.name);
       // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
-        await this.walk(full, depth + 1, changedSince);
+        if (!isHiddenName(entry.name)) await this.walk(full, depth + 1, changedSince);
       } else if (!filesChanged || this.pending.has(full)) {
         continue;
       } else if ((what = this.opts.classify(full)) !== undefined) {
@@ -364,4 +370,14 @@ export class InputWatcher<T = true> {
       }
     }
   }
+}
+
+/** A name the agent never walks into or reads (`.station-agent-spool`, `.Trash-1000`). */
+function isHiddenName(name: string): boolean {
+  return name.startsWith('.');
+}
+
+/** `p` (as chokidar names it) is a hidden entry below `dir`, not `dir` itself. */
+function isHiddenBelow(dir: string, p: string): boolean {
+  return isHiddenName(path.basename(p)) && path.resolve(p) !== path.resolve(dir);
 }

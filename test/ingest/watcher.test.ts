@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { classifyPath } from '../../src/ingest/formats.js';
 import { InputWatcher } from '../../src/ingest/watcher.js';
 import { tempDir } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';
@@ -146,5 +147,41 @@ describe('InputWatcher', () => {
     await watcher.start();
     await until('every file written during the first scan stable', () => written.length > 0 && written.every((f) => stable.has(f)), 10_000, () => `stable: ${[...stable].join(', ')}`);
     expect(stable.size).toBe(3 + written.length);
+  });
+  // input.ramDiskAudio keep leaves the agent's links in <input.dir>/.station-agent-spool; after a
+  // switch back to copy (or a start where the RAM disk is not another file system) the daemon
+  // took them as analyzerpi WAVs: each held open, up to the bound, crowding out the analyzer's own.
+  // Backfill never walked hidden folders; the watch did, in the watch and in every rescan.
+  it('walks no hidden folder (the near spool, a .Trash): as backfill, in the watch and in a rescan', async () => {
+    const t = tempDir('watcher-hidden-');
+    cleanup = t.cleanup;
+    const root = path.join(t.dir, '.analyzer-out'); // input.dir itself may be hidden
+    for (const d of ['.station-agent-spool/incoming', '.Trash-1000', 'day1']) mkdirSync(path.join(root, d), { recursive: true });
+    const name = '2024-02-24-birdnet-16:19:37.wav';
+    writeFileSync(path.join(root, '.station-agent-spool', 'incoming', name), 'x');
+    writeFileSync(path.join(root, '.station-agent-spool', `1-${name}`), 'x');
+    writeFileSync(path.join(root, '.Trash-1000', 'r.BirdNET.results.csv'), 'x');
+    writeFileSync(path.join(root, 'day1', name), 'x');
+    writeFileSync(path.join(root, 'r.BirdNET.results.csv'), 'x');
+
+    const seen: string[] = [];
+    watcher = new InputWatcher({
+      dir: root,
+      stableMs: 50,
+      rescanIntervalMs: 0,
+      classify: (f: string) => (classifyPath(f).kind === 'ignored' ? undefined : true),
+      isDone: (f) => seen.includes(path.relative(root, f)),
+      onAppear: (f) => void seen.push(path.relative(root, f)),
+      onStable: () => undefined,
+    });
+    await watcher.start();
+    await until('the two input files seen', () => seen.length >= 2);
+    // Written while watching: the watch itself must not follow them either.
+    writeFileSync(path.join(root, '.station-agent-spool', 'incoming', `x${name}`), 'x');
+    writeFileSync(path.join(root, 'day1', `x${name}`), 'x');
+    await until('the new input file seen', () => seen.includes(path.join('day1', `x${name}`)));
+    await watcher.rescan();
+
+    expect(seen.sort()).toEqual(['day1/' + name, 'day1/x' + name, 'r.BirdNET.results.csv']);
   });
 });

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { localDay } from '../upload/data-budget.js';
 import { getMeta, setMeta, type Queue, type TodayTally } from '../queue/index.js';
 import { markDetectionsPublished } from '../queue/mqtt-mark-published.js';
 import type { OutboxDetection } from '../queue/mqtt-to-publish.js';
@@ -13,11 +13,6 @@ import type { OutboxDetection } from '../queue/mqtt-to-publish.js';
 export const TODAY_META_KEY = 'mqttToday';
 
 export type { TodayTally };
-
-export function localDay(instant: string | number, zone: string): string {
-  const dt = typeof instant === 'number' ? DateTime.fromMillis(instant) : DateTime.fromISO(instant);
-  return dt.setZone(zone).toISODate() ?? '';
-}
 
 /** Today's tally (an empty one once the day changed). */
 export function readToday(q: Queue, zone: string, now: number = Date.now()): TodayTally {

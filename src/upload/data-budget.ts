@@ -112,8 +112,10 @@ export class DailyBudget {
   }
 }
 
-export function localDay(at: number, zone: string): string {
-  return DateTime.fromMillis(at, { zone }).toISODate()!;
+/** The calendar day (`YYYY-MM-DD`) in `zone` of an instant (ms, or an ISO time as the queue stores it); '' for an invalid one. */
+export function localDay(at: number | string, zone: string): string {
+  const dt = typeof at === 'number' ? DateTime.fromMillis(at, { zone }) : DateTime.fromISO(at, { zone });
+  return dt.toISODate() ?? '';
 }
 
 /** The local midnight that ends `day` (`YYYY-MM-DD`). */

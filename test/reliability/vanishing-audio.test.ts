@@ -1,3 +1,4 @@
+import type * as fs from 'node:fs';
 import { unlinkSync } from 'node:fs';
 import type * as fsPromises from 'node:fs/promises';
 import path from 'node:path';
@@ -18,17 +19,31 @@ import { until } from '../helpers/until.js';
  * naming the audio; unlinked after the open, the audio lives on in the open file and is
  * taken from there (the analyzerpi analyzer deletes its WAVs at any moment).
  */
+// The deletion goes into the calls ingest makes: synchronous ones (system/regular-file.ts,
+// ingest/spool.ts read and link with them) and the promise ones that remain.
+const vanish = (file: unknown, prefix: string) => {
+  if (typeof file === 'string' && path.basename(file).startsWith(prefix) && file.endsWith('.wav')) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // Already gone.
+    }
+  }
+};
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof fs>();
+  const openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+    vanish(file, 'vanish-at-read');
+    return (real.openSync as (...args: unknown[]) => number)(file, ...rest);
+  }) as typeof real.openSync;
+  const linkSync: typeof real.linkSync = (existing, target) => {
+    vanish(existing, 'vanish-at-spool');
+    return real.linkSync(existing, target);
+  };
+  return { ...real, openSync, linkSync, default: { ...real, openSync, linkSync } };
+});
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof fsPromises>();
-  const vanish = (file: unknown, prefix: string) => {
-    if (typeof file === 'string' && path.basename(file).startsWith(prefix) && file.endsWith('.wav')) {
-      try {
-        unlinkSync(file);
-      } catch {
-        // Already gone.
-      }
-    }
-  };
   const open: typeof real.open = (file, ...rest) => {
     vanish(file, 'vanish-at-read');
     return real.open(file, ...rest);

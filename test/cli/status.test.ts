@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -87,6 +87,31 @@ describe('station-agent status', () => {
     expect(report.disk.spoolFiles).toBe(3);
     expect(report.disk.freeBytes).toBeGreaterThan(0);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  const shm = '/dev/shm';
+  const otherFs = existsSync(shm) && statSync(shm).dev !== statSync(process.env.TMPDIR ?? '/tmp').dev;
+  it.skipIf(!otherFs)('says what an analyzer folder on a RAM disk costs the card a day, and the input.ramDiskAudio choice', async () => {
+    const ram = mkdtempSync(path.join(shm, 'cli-status-'));
+    try {
+      for (const choice of ['copy', 'keep'] as const) {
+        const cfg = writeCliConfig(path.join(tmp.dir, `ram-${choice}.json`), {
+          baseUrl: service.url,
+          token: TOKEN,
+          dataDir: path.join(tmp.dir, `data-ram-${choice}`),
+          inputDir: ram,
+          extra: { input: { dir: ram, ramDiskAudio: choice } },
+        });
+        const json = parseJson(await runCli(['status', '--json', '--offline', '--config', cfg]));
+        expect(json.disk.audioCopy).toMatchObject({ ramDiskAudio: choice, why: expect.stringMatching(/on a RAM disk/) });
+        expect(json.disk.audioCopy.bytesPerDay).toBeGreaterThan(8e9);
+        const text = (await runCli(['status', '--offline', '--config', cfg])).stdout;
+        if (choice === 'copy') expect(text).toMatch(/audio copied:?\s+.* a day .*onto the card \(input\.ramDiskAudio copy; keep leaves it on its file system until upload\)/);
+        else expect(text).toMatch(/audio kept:?\s+on its file system until upload \(input\.ramDiskAudio keep; a power cut loses the soundscapes not yet uploaded\)/);
+      }
+    } finally {
+      rmSync(ram, { recursive: true, force: true });
+    }
   });
 
   it('does not say "token accepted" plainly while the daemon is paused on a refused token', async () => {

@@ -8,13 +8,14 @@ import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNode, 
 import { figure, type Figure } from './report.js';
 import { ravenTable, recordingBaseName } from './result-files.js';
 import { startCountingService } from './stored-detections.js';
+import { unitNodeOptions } from './unit-options.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
  * Backlog on a Pi-sized box: a results folder that filled while the station was
  * offline (`backlogRecordings` recordings, each a 15 s 48 kHz WAV and its Raven
  * selection table), already there when `station-agent run` starts. The agent runs with
- * `NODE_OPTIONS=--max-old-space-size=160` inside a cgroup v1 memory group limited to
+ * the systemd unit's NODE_OPTIONS (unit-options.ts) inside a cgroup v1 memory group limited to
  * 256 MiB and a cpu group of 0.1 of a core (a stand-in for one loaded Cortex-A53 of a
  * Pi Zero 2 W); the local service runs in this process, outside both. Measured from
  * the spawn until the last detection is stored: the agent's peak RSS (its own VmHWM,
@@ -24,7 +25,6 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
 const DETECTIONS_PER_RECORDING = 3;
 const QUOTA_CORES = 0.1;
 const MEMORY_LIMIT = 256 * 1024 * 1024;
-const OLD_SPACE_MB = 160;
 
 export async function runBacklog(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const n = options.backlogRecordings;
@@ -45,8 +45,9 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   const limits = [memory ? '256 MiB' : 'no memory limit', cpu ? `${QUOTA_CORES} CPU` : 'no CPU quota'].join(', ');
   mkdirSync(cfg.dataDir, { recursive: true });
   const started = performance.now();
+  const nodeOptions = unitNodeOptions();
   const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], {
-    env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${OLD_SPACE_MB}` },
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
   let seconds: number;
   let peak: MemoryKb | null;
@@ -74,14 +75,14 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   const groupPeak = memory?.maxUsageBytes() ?? null;
   const peakMb = peak == null ? null : peak.vmHwm / 1024;
   const realTime = (n * SOUNDSCAPE_SECONDS) / seconds;
-  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, --max-old-space-size=${OLD_SPACE_MB}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak ${peak ? formatMemory(peak, peak.vmHwm) : '-'}`);
+  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, NODE_OPTIONS ${nodeOptions}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak ${peak ? formatMemory(peak, peak.vmHwm) : '-'}`);
   const detail = {
     recordings: n,
     seconds,
     detectionsPerRecording: DETECTIONS_PER_RECORDING,
     quotaCores: cpu ? QUOTA_CORES : null,
     memoryLimitMb: memory ? MEMORY_LIMIT / 1048576 : null,
-    maxOldSpaceMb: OLD_SPACE_MB,
+    nodeOptions,
     groupMaxUsageMb: groupPeak == null ? null : groupPeak / 1048576,
     peak: memoryDetail(peak),
   };

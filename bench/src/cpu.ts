@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { unitNodeOptions } from './unit-options.js';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
@@ -137,7 +138,11 @@ async function runAgent(side: Side & { profileDir: string | null }): Promise<Sid
   const nodeFlags = side.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${side.profileDir}`] : [];
   // The shell joins the box first and waits; `exec` then makes it the agent (same pid), so
   // the box holds every instruction the agent runs.
-  const agent = startProcess('/bin/sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, ...nodeFlags, CLI_MAIN, 'run', '--config', cfg.configPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const agent = startProcess('/bin/sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, ...nodeFlags, CLI_MAIN, 'run', '--config', cfg.configPath], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // The systemd unit's V8 flags, as a station runs the agent.
+    env: { ...process.env, NODE_OPTIONS: unitNodeOptions() },
+  });
   const n = side.recordings.length;
   try {
     side.box?.add(agent.pid);

@@ -4,11 +4,12 @@ import { CLI_MAIN, cpuSeconds, formatMemory, goneReason, memoryDetail, procMemor
 import { figure, type Figure } from './report.js';
 import { measureSteady } from './steady.js';
 import { startCountingService } from './stored-detections.js';
+import { unitNodeOptions } from './unit-options.js';
 
 /**
  * Idle: the agent as a station runs it most of the time. `station-agent run` with
  * the production defaults (watcher on an empty folder, empty queue, clock check,
- * rescans), next to a bare `node` doing nothing, both started together. After
+ * rescans) and the systemd unit's NODE_OPTIONS (unit-options.ts), next to a bare `node` doing nothing, both started together. After
  * `settleSec` their RSS (VmRSS, with its split into RssAnon and RssFile) is compared; then both one's CPU time (utime +
  * stime from /proc/<pid>/stat) is read over `idleSec`. Then the same pair through the
  * steady state (steady.ts: one recording every 15 s for 10 minutes).
@@ -16,7 +17,8 @@ import { startCountingService } from './stored-detections.js';
 export async function runIdle(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const service = await startCountingService();
   const cfg = writeAgentConfig({ dir, serviceUrl: service.url, productionClock: true });
-  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath]);
+  // The agent as the systemd unit runs it (its V8 flags); the bare node with none.
+  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], { env: { ...process.env, NODE_OPTIONS: unitNodeOptions() } });
   const bare = startNode(['-e', 'setInterval(() => {}, 1000)']);
   try {
     await agent.waitForLine(/station-agent running/, 30_000);

@@ -292,6 +292,23 @@ ${ITEM_STATE_COLUMNS}
         CREATE INDEX detections_due ON detections (state, recording_wait, next_attempt_at, created_at, waiting) WHERE waiting = 1;
       `),
   },
+  {
+    version: 12,
+    name: 'claim indexes in claim order',
+    // A claim branch reads its range in claim order, due time then id, and stops after its
+    // limit. With `created_at` between the due time and the rowid (migration 11), the
+    // index is no longer in that order: each claim read every item sharing the earliest due
+    // time (a result table's thousand rows are queued at one time), looked up its row and
+    // sorted them. `id` after the due time puts the entries back in claim order; `created_at`
+    // and `waiting` still let the index alone answer the oldest waiting item.
+    up: (db) =>
+      db.exec(`
+        DROP INDEX recordings_due;
+        CREATE INDEX recordings_due ON recordings (state, audio_stage, next_attempt_at, id, created_at, waiting) WHERE waiting = 1;
+        DROP INDEX detections_due;
+        CREATE INDEX detections_due ON detections (state, recording_wait, next_attempt_at, id, created_at, waiting) WHERE waiting = 1;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { classifyPath, type ResultClass } from '../../src/ingest/formats.js';
-import { openResultFile } from '../../src/ingest/result-stream.js';
+import { BATCH_SIZE, openResultFile } from '../../src/ingest/result-stream.js';
 import { tempDir } from '../helpers/paths.js';
 
 const tmp = tempDir('result-stream-');
@@ -22,8 +22,8 @@ describe('openResultFile', () => {
   // the seconds the table takes.
   it('lets the event loop run between the chunks of a table larger than one read', async () => {
     const file = path.join(tmp.dir, '20240501_060000.BirdNET.selection.table.txt');
-    // About 300 KiB (several 64 KiB reads), fewer rows than one batch: all of it is read at open.
-    writeFileSync(file, table(3_000));
+    // About 300 KiB (several 64 KiB reads) in three batches: the first read at open, the rest after.
+    writeFileSync(file, table(3 * BATCH_SIZE));
     let turns = 0;
     const tick = (): void => {
       turns++;
@@ -31,12 +31,15 @@ describe('openResultFile', () => {
     };
     setImmediate(tick);
     const opened = await openResultFile(file, classifyPath(file) as ResultClass, { format: 'auto', maxBytes: 10 * 1024 * 1024, now: Date.now() });
-    const seen = turns;
-    turns = 1_000;
     expect(opened.kind).toBe('open');
     if (opened.kind !== 'open') return;
-    expect(opened.first.detections).toHaveLength(3_000);
-    expect(opened.first.last).toBe(true);
+    expect(opened.first.detections).toHaveLength(BATCH_SIZE);
+    expect(opened.first.last).toBe(false);
+    let rows = opened.first.detections.length;
+    for await (const batch of opened.rest()) rows += batch.detections.length;
+    const seen = turns;
+    turns = 1_000;
+    expect(rows).toBe(3 * BATCH_SIZE);
     await opened.close();
     expect(seen).toBeGreaterThanOrEqual(3);
   });

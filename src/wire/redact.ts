@@ -140,7 +140,6 @@ function copyError(err: Error, seen: WeakMap<object, unknown>, next: (v: unknown
   return out;
 }
 
-/** Non-empty secrets and their URL-encoded forms, longest first (a secret inside another goes second). */
 /**
  * `text` with every known secret (literal and URL-encoded) replaced by `REDACTED`, and
  * nothing else changed: for output that shows the service's own paths (`/stations/...`)
@@ -156,6 +155,7 @@ export function redactSecrets(text: string, secrets: Secrets): string {
   return out;
 }
 
+/** Non-empty secrets and their URL-encoded forms, longest first (a secret inside another goes second). */
 function expandSecrets(secrets: Secrets): string[] {
   const all = new Set<string>();
   for (const secret of secrets) {

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
+import { unitNodeOptions } from '../src/unit-options.js';
 import { summarise } from '../src/cpu-profile.js';
 import { fileKinds, sumPhase } from '../src/recording-writes.js';
 import { countQueueWrites, parseTrace } from '../src/write-cost.js';
@@ -111,7 +113,8 @@ describe('npm run bench (tiny sizes)', () => {
     for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
-    expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, maxOldSpaceMb: 160 });
+    // The agent ran with the systemd unit's V8 flags.
+    expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, nodeOptions: unitNodeOptions() });
     // Every memory figure shows VmRSS with its split into RssAnon and RssFile.
     for (const id of ['memory.idleRss', 'memory.bareNodeRss', 'memory.steadyRss', 'memory.drainPeak', 'backlog.peakRss', 'ingest.table.peakRssMb', 'ingest.largeTable.peakRssMb']) {
       expect(byId.get(id)!.name, id).toMatch(/RssAnon [\d.]+ MB, RssFile [\d.]+ MB/);
@@ -258,6 +261,23 @@ describe('figures and the table', () => {
     const table = renderTable([figure({ id: 'd', name: 'drain', value: 2, unit: 'x', target: { op: '>=', value: 5 } })]).split('\n');
     expect(table[0]).toMatch(/^figure\s+measured\s+target\s+result$/);
     expect(table[2]).toMatch(/^drain\s+2\.00 x\s+>= 5\.00 x\s+FAIL$/);
+  });
+
+  it("reads the systemd unit's NODE_OPTIONS, quoted or not, and refuses a unit without them", () => {
+    expect(unitNodeOptions()).toMatch(/--max-old-space-size=160/);
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-unit-'));
+    try {
+      const unit = (text: string) => {
+        const file = path.join(dir, 'x.service');
+        writeFileSync(file, `[Service]\nEnvironment=NODE_ENV=production\n${text}\n`);
+        return file;
+      };
+      expect(unitNodeOptions(unit('Environment="NODE_OPTIONS=--max-old-space-size=96 --max-semi-space-size=1"'))).toBe('--max-old-space-size=96 --max-semi-space-size=1');
+      expect(unitNodeOptions(unit('Environment=NODE_OPTIONS=--max-old-space-size=96'))).toBe('--max-old-space-size=96');
+      expect(() => unitNodeOptions(unit('# Environment=NODE_OPTIONS=--max-old-space-size=96'))).toThrow(/sets no Environment=NODE_OPTIONS=/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes percentiles by nearest rank', () => {

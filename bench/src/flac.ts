@@ -7,10 +7,12 @@ import { figure, median, type Figure } from './report.js';
 
 /**
  * FLAC: encode speed as a multiple of real time, and size against the WAV, on real
- * analyzer audio, through the encoder's worker thread (the daemon's path). The
+ * analyzer audio, through the encoder the daemon picks (`upload.flacEncoder` auto: libFLAC
+ * in-process where its addon is built, else the `flac` program, else libflacjs). The
  * files are read where they are (`../shared/fixtures/real`, CC BY-NC-SA, never
- * copied into the repository); the encoder's thread and WebAssembly start-up is
- * paid once before timing, then each file is encoded `RUNS` times (median).
+ * copied into the repository); the encoder's start-up (loading the addon, or the
+ * worker thread and WebAssembly) is paid once before timing, then each file is
+ * encoded `RUNS` times (median).
  */
 export const REAL_FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures/real');
 
@@ -29,12 +31,13 @@ export async function runFlac(_options: BenchOptions, dir: string, log: (line: s
     return [figure({ id: 'flac.speed', name: 'FLAC: encode speed (real fixtures not found)', value: null, unit: 'x real time', target: { op: '>=', value: 50 }, detail: { missing: REAL_FIXTURES } })];
   }
   mkdirSync(dir, { recursive: true });
-  const encoder = createFlacEncoder({ thread: 'worker' });
+  const encoder = createFlacEncoder({ engine: 'auto', thread: 'worker' });
   const figures: Figure[] = [];
   let audioSec = 0;
   let encodeSec = 0;
   let wavBytes = 0;
   let flacBytes = 0;
+  let engine = '';
   try {
     await encoder.encode(present[0].path, path.join(dir, 'warm-up.flac'));
     for (const f of present) {
@@ -48,6 +51,7 @@ export async function runFlac(_options: BenchOptions, dir: string, log: (line: s
         times.push((performance.now() - t) / 1000);
       }
       const result = results[0];
+      engine = result.engine;
       const seconds = median(times);
       const wav = statSync(f.path).size;
       const speed = result.durationSec / seconds;
@@ -66,7 +70,7 @@ export async function runFlac(_options: BenchOptions, dir: string, log: (line: s
     await encoder.close();
   }
   figures.push(
-    figure({ id: 'flac.speed', name: 'FLAC: encode speed, all files', value: audioSec / encodeSec, unit: 'x real time', digits: 0, target: { op: '>=', value: 50 } }),
+    figure({ id: 'flac.speed', name: `FLAC: encode speed, all files (${engine})`, value: audioSec / encodeSec, unit: 'x real time', digits: 0, target: { op: '>=', value: 50 } }),
     figure({ id: 'flac.size', name: 'FLAC: size against the WAV, all files', value: (100 * flacBytes) / wavBytes, unit: '%', digits: 1 }),
   );
   return figures;

@@ -5,20 +5,15 @@ import { FlacEncoderError } from '../../src/audio/errors.js';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
-import { realFixture, tempDir } from '../helpers/paths.js';
+import { tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { REAL_WAVS } from './support/real-wavs.js';
 import { until } from '../helpers/until.js';
 
 // CI installs the flac program (.ci/run), so both encoders are covered there.
 const flacVersion = await findFlacProgram();
 if (process.env.CI && !flacVersion) throw new Error('CI must have the flac program (see .ci/run)');
-
-const REAL_WAVS = [
-  realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'),
-  realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'),
-  realFixture('opensoundscape_8b582152', 'metadata.wav'),
-];
 
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {

@@ -6,21 +6,16 @@ import { findFlacProgram, findScratchDir, SCRATCH_PREFIX } from '../../src/audio
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
-import { realFixture, tempDir } from '../helpers/paths.js';
+import { tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { REAL_WAVS } from './support/real-wavs.js';
 
 // Encoding into memory (the uploader's path, issue 22): the service must see the same
 // FLAC as from a file, and nothing may be written anywhere but RAM.
 const flacVersion = await findFlacProgram();
 const shm = existsSync('/dev/shm') ? await findScratchDir('/dev/shm') : undefined;
 const addon = await loadNativeFlac().catch(() => undefined);
-
-const REAL_WAVS = [
-  realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'),
-  realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'),
-  realFixture('opensoundscape_8b582152', 'metadata.wav'),
-];
 
 let tmp: ReturnType<typeof tempDir>;
 // A RAM folder of the test's own (collected before the tests are: the engines depend on it).

@@ -8,10 +8,11 @@ import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { parseStreamInfo, readFlacInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from '../../src/audio/flac-info.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { readWavInfo } from '../../src/audio/wav.js';
-import { realFixture, tempDir } from '../helpers/paths.js';
+import { tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import type { SampleFormat } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { REAL_WAVS } from './support/real-wavs.js';
 
 // libFLAC in-process through flac-bindings (an optional dependency built at npm ci against
 // libflac-dev). .ci/run builds it, so there these tests must run; elsewhere they run where it is built.
@@ -20,12 +21,6 @@ const built = !(addon instanceof Error);
 if (process.env.CI && !built) throw new Error(`CI must build flac-bindings (see .ci/run): ${addon.message}`);
 const flacVersion = await findFlacProgram();
 const ADDON_ENGINE = /^libFLAC \d+\.\d+(\.\d+)? \(flac-bindings, in-process\)$/;
-
-const REAL_WAVS = [
-  realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'),
-  realFixture('birdnet-pi_88985a3a', 'Pica pica_30s.wav'),
-  realFixture('opensoundscape_8b582152', 'metadata.wav'),
-];
 
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {

@@ -52,6 +52,22 @@ describe('lazy loading', () => {
   let tmp: ReturnType<typeof tempDir>;
   let config: string;
 
+  /**
+   * A config named `name` that no load has cached yet, with its own data and input folders:
+   * a command started on it validates it (in a child process). Nothing listens on port 9
+   * (discard): a daemon's config sync just retries.
+   */
+  const configFile = (name: string): string => {
+    mkdirSync(path.join(tmp.dir, `${name}-data`), { recursive: true });
+    return writeCliConfig(path.join(tmp.dir, `${name}.json`), {
+      baseUrl: 'http://127.0.0.1:9',
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, `${name}-data`),
+      inputDir: path.join(tmp.dir, `${name}-input`),
+      extra: { clock: { requireSync: 'never' } },
+    });
+  };
+
   beforeAll(async () => {
     await buildCli();
     tmp = tempDir('cli-lazy-');
@@ -105,13 +121,7 @@ describe('lazy loading', () => {
   });
 
   it('ingest with a config no load has cached validates it in a child process: the backfill itself loads no zod', async () => {
-    mkdirSync(path.join(tmp.dir, 'ingest-data'));
-    const fresh = writeCliConfig(path.join(tmp.dir, 'ingest.json'), {
-      baseUrl: 'http://127.0.0.1:9',
-      token: TOKEN,
-      dataDir: path.join(tmp.dir, 'ingest-data'),
-      inputDir: path.join(tmp.dir, 'ingest-input'),
-    });
+    const fresh = configFile('ingest');
     const table = path.join(tmp.dir, 'ingest-input', '20250601_000000.BirdNET.selection.table.txt');
     writeFileSync(table, 'Selection\tView\tChannel\tBegin Time (s)\tEnd Time (s)\tCommon Name\tScientific Name\tConfidence\n1\tSpectrogram 1\t1\t0\t3\tEurasian Magpie\tPica pica\t0.9\n');
     const trace = path.join(tmp.dir, 'ingest.trace');
@@ -130,14 +140,7 @@ describe('lazy loading', () => {
     // A config no earlier load has cached: the daemon validates it in a child process
     // (config/validate-apart.ts) and never loads zod or the schema itself.
     // The data folder exists, as systemd's StateDirectory= makes it, so the cache can be written.
-    mkdirSync(path.join(tmp.dir, 'fresh-data'));
-    const fresh = writeCliConfig(path.join(tmp.dir, 'fresh.json'), {
-      baseUrl: 'http://127.0.0.1:9',
-      token: TOKEN,
-      dataDir: path.join(tmp.dir, 'fresh-data'),
-      inputDir: path.join(tmp.dir, 'fresh-input'),
-      extra: { clock: { requireSync: 'never' } },
-    });
+    const fresh = configFile('fresh');
     const trace = path.join(tmp.dir, 'run.trace');
     const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', fresh], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'UTC', ...traceEnv(trace) },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
-import { startTrickleServer } from '../helpers/trickle-server.js';
+import { trickleForTest } from '../helpers/trickle-server.js';
 import { tempDir } from '../helpers/paths.js';
 
 /** `station-agent api graphql`, `api top-species` and `api counts` as processes against the local service. */
@@ -128,22 +128,18 @@ describe('station-agent api counts', () => {
 
   test('an answer that trickles after its headers ends at service.timeoutMs as an outcome-unknown failure', async () => {
     // One byte every 100 ms: an idle timeout never fires, only the request's total limit.
-    const trickle = await startTrickleServer({ mode: 'body', intervalMs: 100 });
-    try {
-      const slow = writeCliConfig(path.join(tmp.dir, 'slow.json'), {
-        baseUrl: trickle.url,
-        token: TOKEN,
-        dataDir: path.join(tmp.dir, 'data'),
-        inputDir: path.join(tmp.dir, 'input'),
-        extra: { service: { timeoutMs: 1_000 } },
-      });
-      const result = await runCli(['api', 'counts', '--all-stations', '--config', slow]);
-      expect(result.stderr).toContain('no answer within 1000 ms');
-      expect(result.code, result.stderr).toBe(4);
-      expect(trickle.requests).toEqual(['POST /graphql HTTP/1.1']);
-    } finally {
-      await trickle.close();
-    }
+    const trickle = await trickleForTest('body');
+    const slow = writeCliConfig(path.join(tmp.dir, 'slow.json'), {
+      baseUrl: trickle.url,
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, 'data'),
+      inputDir: path.join(tmp.dir, 'input'),
+      extra: { service: { timeoutMs: 1_000 } },
+    });
+    const result = await runCli(['api', 'counts', '--all-stations', '--config', slow]);
+    expect(result.stderr).toContain('no answer within 1000 ms');
+    expect(result.code, result.stderr).toBe(4);
+    expect(trickle.requests).toEqual(['POST /graphql HTTP/1.1']);
   });
 
   test('an unreachable service is exit code 4', async () => {

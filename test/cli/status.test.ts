@@ -7,7 +7,7 @@ import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime
 import { html, startServer, startSilentTcp } from '../api/test-server.js';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
-import { startTrickleServer } from '../helpers/trickle-server.js';
+import { trickleForTest } from '../helpers/trickle-server.js';
 import { fail, openTestQueue, seed, setMeta, upload } from './seed.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
@@ -248,15 +248,11 @@ describe('station-agent status', () => {
   it('a service whose answer trickles (headers, or the body after a 200) is reported within --timeout', async () => {
     for (const mode of ['headers', 'body'] as const) {
       // One byte every 100 ms: the socket's idle timeout never fires, only the probe's total limit.
-      const trickle = await startTrickleServer({ mode, intervalMs: 100 });
-      try {
-        const result = await runCli(['status', '--json', '--timeout', '500', '--config', config], { env: { STATION_AGENT_BASE_URL: trickle.url } });
-        expect(result.code, result.stderr).toBe(0);
-        expect(parseJson(result).service, mode).toMatchObject({ reachable: false, error: { message: expect.stringContaining('no answer within 500 ms') } });
-        expect(trickle.requests, mode).toHaveLength(1);
-      } finally {
-        await trickle.close();
-      }
+      const trickle = await trickleForTest(mode);
+      const result = await runCli(['status', '--json', '--timeout', '500', '--config', config], { env: { STATION_AGENT_BASE_URL: trickle.url } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(parseJson(result).service, mode).toMatchObject({ reachable: false, error: { message: expect.stringContaining('no answer within 500 ms') } });
+      expect(trickle.requests, mode).toHaveLength(1);
     }
   });
 

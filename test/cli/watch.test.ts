@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { CLI_MAIN, buildCli, writeCliConfig } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
-import { startTrickleServer } from '../helpers/trickle-server.js';
+import { trickleForTest } from '../helpers/trickle-server.js';
 import { until } from '../helpers/until.js';
 
 /** `station-agent watch` as a process against the local service's GraphQL subscription. */
@@ -143,23 +143,19 @@ describe('station-agent watch', () => {
 
   test('a service whose handshake answer trickles is given service.timeoutMs, then tried again', async () => {
     // One byte of the upgrade answer every 100 ms: a socket idle timeout never fires.
-    const trickle = await startTrickleServer({ mode: 'headers', intervalMs: 100 });
-    try {
-      const slow = writeCliConfig(path.join(tmp.dir, 'slow.json'), {
-        baseUrl: trickle.url,
-        token: TOKEN,
-        dataDir: path.join(tmp.dir, 'slow-data'),
-        inputDir: path.join(tmp.dir, 'input'),
-        extra: { service: { timeoutMs: 1_000 } },
-      });
-      const w = watch(['--all-stations', '--config', slow]);
-      await until('the limit and the retry on stderr', () => /reconnecting in \d+\.\d s \(attempt 1\)/.test(w.stderr()), 15_000, streams(w));
-      expect(w.stderr()).toContain(`watch: no connection from ${trickle.url}/graphql within 1000 ms`);
-      expect(trickle.requests[0]).toBe('GET /graphql HTTP/1.1');
-      w.child.kill('SIGINT');
-    } finally {
-      await trickle.close();
-    }
+    const trickle = await trickleForTest('headers');
+    const slow = writeCliConfig(path.join(tmp.dir, 'slow.json'), {
+      baseUrl: trickle.url,
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, 'slow-data'),
+      inputDir: path.join(tmp.dir, 'input'),
+      extra: { service: { timeoutMs: 1_000 } },
+    });
+    const w = watch(['--all-stations', '--config', slow]);
+    await until('the limit and the retry on stderr', () => /reconnecting in \d+\.\d s \(attempt 1\)/.test(w.stderr()), 15_000, streams(w));
+    expect(w.stderr()).toContain(`watch: no connection from ${trickle.url}/graphql within 1000 ms`);
+    expect(trickle.requests[0]).toBe('GET /graphql HTTP/1.1');
+    w.child.kill('SIGINT');
   }, 60_000);
 
   test('stops cleanly on SIGINT', async () => {

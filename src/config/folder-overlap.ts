@@ -1,5 +1,5 @@
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { realPathOfExisting } from '../system/real-path.js';
 
 /**
  * `dataDir` and `input.dir` must be apart. With the data folder inside the input folder
@@ -14,7 +14,7 @@ import path from 'node:path';
  * @returns the problem, naming both keys, or null when they are apart
  */
 export async function folderOverlapProblem(dataDir: string, inputDir: string): Promise<string | null> {
-  const [data, input] = await Promise.all([realPathOf(dataDir), realPathOf(inputDir)]);
+  const [data, input] = await Promise.all([realPathOfExisting(dataDir), realPathOfExisting(inputDir)]);
   const shown = (key: string, given: string, real: string) => `${key} ${given}${real === path.resolve(given) ? '' : ` (${real})`}`;
   const both = `${shown('dataDir', dataDir, data)} and ${shown('input.dir', inputDir, input)}`;
   if (data === input) return `dataDir must not be input.dir: ${both} are the same folder; set dataDir to a folder of its own (e.g. /var/lib/station-agent)`;
@@ -26,18 +26,4 @@ export async function folderOverlapProblem(dataDir: string, inputDir: string): P
 function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
-
-/** The real path of `p`, or of its nearest existing ancestor with the rest appended. */
-async function realPathOf(p: string): Promise<string> {
-  const abs = path.resolve(p);
-  const rest: string[] = [];
-  for (let dir = abs; ; dir = path.dirname(dir)) {
-    try {
-      return path.join(await realpath(dir), ...rest);
-    } catch {
-      if (path.dirname(dir) === dir) return abs;
-      rest.unshift(path.basename(dir));
-    }
-  }
 }

@@ -1,5 +1,5 @@
-import { readFile, realpath } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { realPathOfExisting } from './real-path.js';
 
 /**
  * What the spool costs the card when it cannot hard-link the analyzer's audio: a link
@@ -43,7 +43,7 @@ export async function audioCopyCost(inputDir: string, dataDir: string, measuredB
 }
 
 async function whyCopied(inputDir: string, dataDir: string, given?: string): Promise<string | null> {
-  const [input, data] = await Promise.all([existingReal(inputDir), existingReal(dataDir)]);
+  const [input, data] = await Promise.all([realPathOfExisting(inputDir), realPathOfExisting(dataDir)]);
   let table: string;
   try {
     table = given ?? (await readFile('/proc/self/mountinfo', 'utf8'));
@@ -95,20 +95,4 @@ function mountOf(mounts: Mount[], file: string): Mount | undefined {
 
 function isUnder(file: string, dir: string): boolean {
   return dir === '/' || file === dir || file.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/** The real path of `dir`: its nearest existing parent resolved, the rest kept (a dataDir not created yet). */
-async function existingReal(dir: string): Promise<string> {
-  let current = path.resolve(dir);
-  let rest = '';
-  for (;;) {
-    try {
-      return path.join(await realpath(current), rest);
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return path.join(current, rest);
-      rest = path.join(path.basename(current), rest);
-      current = parent;
-    }
-  }
 }

@@ -1,4 +1,5 @@
 import type { Queue } from './db.js';
+import { recountFirstWaiting } from './first-waiting.js';
 import { TABLE } from './rows.js';
 import { ITEM_STATES, type ItemKind, type ItemState, type StateCounts } from './types.js';
 
@@ -48,7 +49,7 @@ export function readStateCounts(q: Queue, kind: ItemKind): StateCounts {
   return counts;
 }
 
-/** Counts the tables (a scan of the state index) and rewrites the kept counts. Returns whether they had drifted. */
+/** Counts the tables (a scan of the state index) and rewrites the kept counts and first waiting items. Returns whether they had drifted. */
 export function recountStates(q: Queue): boolean {
   return q.write(() => {
     let drifted = false;
@@ -64,6 +65,7 @@ export function recountStates(q: Queue): boolean {
         drifted = true;
         q.stmt('UPDATE state_counts SET n = ? WHERE kind = ? AND state = ?').run(actual[state], kind, state);
       }
+      if (recountFirstWaiting(q, kind)) drifted = true;
     }
     return drifted;
   });

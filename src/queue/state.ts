@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { QueueError, QueueTransitionError } from './errors.js';
+import { requeuedFirstWaiting, settledFirstWaiting } from './first-waiting.js';
 import { formatItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
 import { addToStateCounts, type StateDeltas } from './state-counts.js';
@@ -153,8 +154,10 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
   }
   // `waiting` (the claim indexes' condition) is set only on entering or leaving an end
   // state: an outcome deletes the item's entry instead of moving it into a settled range.
-  if (SETTLED.includes(to)) sets.push('waiting = 0');
-  else if (froms.some((s) => SETTLED.includes(s))) sets.push('waiting = 1');
+  const leaves = SETTLED.includes(to);
+  const returns = !leaves && froms.some((s) => SETTLED.includes(s));
+  if (leaves) sets.push('waiting = 0');
+  else if (returns) sets.push('waiting = 1');
   const states = froms.map((s) => `'${s}'`).join(', ');
   // With ids, `+state` keeps the planner on the rowid: otherwise it prefers the state
   // index and walks every item in the state to test membership in the id list.
@@ -170,6 +173,9 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       const deltas: StateDeltas = { [to]: rows.length };
       for (const row of rows) deltas[row.prev_state!] = (deltas[row.prev_state!] ?? 0) - 1;
       addToStateCounts(q, kind, deltas);
+      // The kept first waiting item (first-waiting.ts) moves only where waiting does.
+      if (leaves) settledFirstWaiting(q, kind, rows.map((row) => row.id));
+      else if (returns) requeuedFirstWaiting(q, kind, rows.map((row) => row.id));
     }
     return rows.map((row) => toItem(kind, row));
   });

@@ -117,6 +117,10 @@ export type StateCounts = Record<ItemState, number>;
 export interface QueueCounts {
   recordings: StateCounts;
   detections: StateCounts;
-  /** Epoch ms when the oldest item still waiting (pending, sending or unknown) was queued; null when none waits. */
+  /**
+   * Epoch ms when the oldest item still waiting (pending, sending or unknown) was queued: of each
+   * kind, the first waiting item in queue order (a retried item at its old place), the earlier
+   * of the two; null when none waits.
+   */
   oldestPendingAt: number | null;
 }

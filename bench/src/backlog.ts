@@ -8,7 +8,7 @@ import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNode, 
 import { figure, type Figure } from './report.js';
 import { ravenTable, recordingBaseName } from './result-files.js';
 import { startCountingService } from './stored-detections.js';
-import { unitNodeOptions } from './unit-options.js';
+import { unitEnvironment, unitNodeOptions } from './unit-options.js';
 import { SOUNDSCAPE_SECONDS } from './workload.js';
 
 /**
@@ -47,7 +47,7 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   const started = performance.now();
   const nodeOptions = unitNodeOptions();
   const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], {
-    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+    env: unitEnvironment(),
   });
   let seconds: number;
   let peak: MemoryKb | null;

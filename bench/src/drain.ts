@@ -8,7 +8,7 @@ import { encodeOnce, writeBenchWav } from './audio.js';
 import type { DrainChildArgs, DrainChildResult } from './drain-child.js';
 import { fsyncTime } from './machine.js';
 import type { BenchOptions } from './options.js';
-import { unitNodeOptions } from './unit-options.js';
+import { unitEnvironment } from './unit-options.js';
 import { BENCH_DIR, memoryDetail, MemorySampler, split, startNode, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { BENCH_TOKEN, startServiceProcess } from './service-process.js';
@@ -170,8 +170,8 @@ function seedQueue(dataDir: string, flac: string, size: WorkloadSize): void {
 }
 
 async function runChild(args: DrainChildArgs, expected: number): Promise<{ result: DrainChildResult; peakSample: MemoryKb | null }> {
-  // The agent with the systemd unit's V8 flags, as a station runs it; the baselines without.
-  const env = args.mode === 'agent' ? { ...process.env, NODE_OPTIONS: unitNodeOptions() } : process.env;
+  // The agent in the systemd unit's environment (its V8 flags), as a station runs it; the baselines without.
+  const env = args.mode === 'agent' ? unitEnvironment() : process.env;
   const child = startNode([CHILD, JSON.stringify(args)], { env });
   const memory = new MemorySampler(child.pid);
   // A safety net for a baseline whose service stopped answering (the agent has its own stall check).

@@ -4,7 +4,7 @@ import { CLI_MAIN, cpuSeconds, formatMemory, goneReason, memoryDetail, procMemor
 import { figure, type Figure } from './report.js';
 import { measureSteady } from './steady.js';
 import { startCountingService } from './stored-detections.js';
-import { unitNodeOptions } from './unit-options.js';
+import { unitEnvironment } from './unit-options.js';
 
 /**
  * Idle: the agent as a station runs it most of the time. `station-agent run` with
@@ -17,9 +17,11 @@ import { unitNodeOptions } from './unit-options.js';
 export async function runIdle(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const service = await startCountingService();
   const cfg = writeAgentConfig({ dir, serviceUrl: service.url, productionClock: true });
-  // The agent as the systemd unit runs it (its V8 flags); the bare node with none.
-  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], { env: { ...process.env, NODE_OPTIONS: unitNodeOptions() } });
-  const bare = startNode(['-e', 'setInterval(() => {}, 1000)']);
+  // The agent as the systemd unit runs it (its environment and V8 flags); the bare node in
+  // the same environment without the flags, so that both pay the same for what it holds.
+  const env = unitEnvironment();
+  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], { env });
+  const bare = startNode(['-e', 'setInterval(() => {}, 1000)'], { env: { ...env, NODE_OPTIONS: '' } });
   try {
     await agent.waitForLine(/station-agent running/, 30_000);
     await sleep(options.settleSec * 1000);

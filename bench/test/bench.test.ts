@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
-import { unitNodeOptions } from '../src/unit-options.js';
+import { unitEnvironment, unitNodeOptions } from '../src/unit-options.js';
 import { summarise } from '../src/cpu-profile.js';
 import { fileKinds, sumPhase } from '../src/recording-writes.js';
 import { countQueueWrites, parseTrace } from '../src/write-cost.js';
@@ -110,7 +110,9 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
     // The agent and the analyzerpi uploader (Python) side by side, each from its own cgroup.
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
-    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute']) {
+    // The counted run is a restart: the first start (queue created, config validated in a child) is measured apart.
+    expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ firstStartCpuSec: expect.any(Number), startupCpuSec: expect.any(Number) });
+    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
     // The agent ran with the systemd unit's V8 flags.
@@ -261,6 +263,25 @@ describe('figures and the table', () => {
     const table = renderTable([figure({ id: 'd', name: 'drain', value: 2, unit: 'x', target: { op: '>=', value: 5 } })]).split('\n');
     expect(table[0]).toMatch(/^figure\s+measured\s+target\s+result$/);
     expect(table[2]).toMatch(/^drain\s+2\.00 x\s+>= 5\.00 x\s+FAIL$/);
+  });
+
+  it("runs daemons in the systemd unit's environment, not the shell's", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-unit-'));
+    const saved = process.env.NODE_EXTRA_CA_CERTS;
+    try {
+      const file = path.join(dir, 'x.service');
+      writeFileSync(file, '[Service]\nEnvironment=NODE_ENV=production\nEnvironment=STATION_AGENT_CONFIG=/etc/x.json\nEnvironment="NODE_OPTIONS=--max-old-space-size=96"\n');
+      process.env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
+      const env = unitEnvironment(file);
+      expect(env).toMatchObject({ NODE_ENV: 'production', NODE_OPTIONS: '--max-old-space-size=96', PATH: process.env.PATH });
+      // A variable of the bench's shell, and the unit's own config path (the bench passes --config), stay out.
+      expect(env.NODE_EXTRA_CA_CERTS).toBeUndefined();
+      expect(env.STATION_AGENT_CONFIG).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+      else process.env.NODE_EXTRA_CA_CERTS = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reads the systemd unit's NODE_OPTIONS, quoted or not, and refuses a unit without them", () => {

@@ -11,7 +11,7 @@ import {
 } from './normalize.js';
 import { isObject } from '../wire/json-object.js';
 import { callOptions, Transport } from './transport.js';
-import { openUploadBody } from './upload-body.js';
+import { memoryBody, openUploadBody } from './upload-body.js';
 import type { CallArg, ExchangeResult, ServiceClientOptions } from './transport.js';
 import type {
   ConfigUpdateBody,
@@ -49,6 +49,12 @@ export interface UploadSoundscapeArgs {
   body?: string | Readable;
   /** A file path; same as `body: path` (the uploader's port names it `file`). */
   file?: string;
+  /**
+   * The audio in memory (the encode step's FLAC): handed to the socket as it is, in one
+   * write with the request head, with no stream and no copy. Its length is the
+   * Content-Length; `size` and `through` do not apply.
+   */
+  data?: Buffer;
   /** Default `audio/flac`. */
   contentType?: string;
   /** Content-Length for a stream body (a file's size is read from disk). Without it the body is sent chunked. */
@@ -152,12 +158,12 @@ export class ServiceClient {
    * streamed. Resolves with the created soundscape (its `id` checked).
    */
   async uploadSoundscape(args: UploadSoundscapeArgs): Promise<Soundscape> {
-    const source = args.body ?? args.file;
-    if (source === undefined) throw new TypeError('uploadSoundscape needs "body" (a file path or a stream) or "file"');
+    const source = args.data ?? args.body ?? args.file;
+    if (source === undefined) throw new TypeError('uploadSoundscape needs "body" (a file path or a stream), "file" or "data"');
     if (typeof args.timestamp !== 'string' || args.timestamp === '') {
       throw new TypeError('uploadSoundscape needs "timestamp" (ISO 8601 with offset)');
     }
-    const upload = await openUploadBody(source, args.size, args.through);
+    const upload = Buffer.isBuffer(source) ? memoryBody(source) : await openUploadBody(source, args.size, args.through);
     try {
       const r = await this.#t.exchange({
         method: 'POST',
@@ -165,7 +171,7 @@ export class ServiceClient {
         station: true,
         query: buildQuery({ timestamp: args.timestamp }),
         stream: {
-          body: upload.stream,
+          body: upload.body,
           contentType: args.contentType ?? 'audio/flac',
           size: upload.size,
           bytesSent: upload.bytesSent,

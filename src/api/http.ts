@@ -43,7 +43,7 @@ export interface WireRequest {
   /** `METHOD /redacted/path?query`, the only form that appears in errors. */
   display: string;
   headers: Record<string, string>;
-  body?: string | Readable;
+  body?: string | Readable | Buffer;
   /** The whole exchange's time limit, from the dispatch to the complete response; also undici's headers and body idle timeouts. */
   timeoutMs: number;
   signal?: AbortSignal;

@@ -79,7 +79,7 @@ export interface Exchange {
   /** Already built, `''` or `?a=b`. */
   query?: string;
   json?: unknown;
-  stream?: { body: Readable; contentType: string; size: number | undefined; bytesSent: () => number };
+  stream?: { body: Readable | Buffer; contentType: string; size: number | undefined; bytesSent: () => number };
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -166,7 +166,7 @@ export class Transport {
     const display = redactText(`${x.method} ${shown}${query}`, this.secrets);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (this.#adminToken !== undefined) headers.authorization = `Bearer ${this.#adminToken}`;
-    let body: string | Readable | undefined;
+    let body: string | Readable | Buffer | undefined;
     let bytesSent = (): number => 0;
     if (x.json !== undefined) {
       const text = JSON.stringify(x.json);

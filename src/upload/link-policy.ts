@@ -45,6 +45,10 @@ export interface LinkGate {
   verdict(): LinkVerdict;
   /** The Transform a soundscape body passes through: paces and counts its bytes. */
   audioBody(): Transform;
+  /** Whether the bandwidth cap paces audio (without it, a body in memory goes whole, counted by `audioSent`). */
+  readonly pacesAudio: boolean;
+  /** Bytes of a soundscape body sent without `audioBody` (a FLAC from memory, no cap): the day's count and the rate. */
+  audioSent(bytes: number): void;
   /** A soundscape upload ended, however: the day's count is written. */
   audioDone(): void;
 }
@@ -111,10 +115,16 @@ export class LinkPolicy implements LinkGate {
   }
 
   audioBody(): Transform {
-    return pacedStream(this.bucket, (n) => {
-      this.budget.add(n);
-      this.rate.add(n, this.now());
-    });
+    return pacedStream(this.bucket, (n) => this.audioSent(n));
+  }
+
+  get pacesAudio(): boolean {
+    return this.bucket !== null;
+  }
+
+  audioSent(bytes: number): void {
+    this.budget.add(bytes);
+    this.rate.add(bytes, this.now());
   }
 
   audioDone(): void {

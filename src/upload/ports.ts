@@ -13,8 +13,11 @@ import type { ReconcileApi } from './reconcile.js';
  * so that the uploader's rules can be read without the HTTP details.
  */
 export interface UploadApi extends ReconcileApi {
-  /** The soundscape from a spool file (`file`), or from memory (`body` of `size` bytes). */
-  uploadSoundscape(args: { timestamp: string; file?: string; body?: Readable; size?: number; signal?: AbortSignal; through?: Transform }): Promise<Soundscape>;
+  /**
+   * The soundscape from a spool file (`file`), from memory as it is (`data`), or from
+   * memory through the bandwidth cap (`body` of `size` bytes, passing `through`).
+   */
+  uploadSoundscape(args: { timestamp: string; file?: string; data?: Buffer; body?: Readable; size?: number; signal?: AbortSignal; through?: Transform }): Promise<Soundscape>;
   postDetection(body: PostDetectionBody, signal?: AbortSignal): Promise<Detection>;
   /** A cheap authenticated read, used as the probe while uploads are paused. */
   probe(signal?: AbortSignal): Promise<StatsResponse>;

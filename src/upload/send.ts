@@ -5,6 +5,7 @@ import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.
 import type { UploadQueue } from './upload-queue.js';
 import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
 import { AudioFileError } from '../audio/errors.js';
+import { NetworkError } from '../api/errors.js';
 import type { LinkGate } from './link-policy.js';
 
 export interface SendContext {
@@ -34,7 +35,7 @@ export interface SoundscapeBody {
   release?: () => void;
 }
 
-/** Pieces of a FLAC held in memory as the request body reads them: the bandwidth cap paces them smoothly. */
+/** Pieces of a FLAC held in memory as the request body reads them when the bandwidth cap paces them. */
 const BODY_PIECE = 64 * 1024;
 
 /**
@@ -60,9 +61,27 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem, body:
   if (body.fault) throw body.fault;
   if (!item.spoolPath) throw new AudioFileError(`recording ${item.id}`, 'no-data', 'no audio in the spool');
   const flac = body.flac;
+  if (flac && !ctx.link?.pacesAudio) return sendFromMemory(ctx, item, flac);
   // The day's count of the link policy is written with this upload's outcome (the uploader's commit).
   const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: item.spoolPath };
   const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
+  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
+}
+
+/**
+ * A FLAC in memory with no bandwidth cap goes to the socket whole, as it is (no stream
+ * pieces, no pacing Transform): its bytes count toward the day's budget once the request
+ * has left, i.e. unless it failed before a byte was written (NetworkError).
+ */
+async function sendFromMemory(ctx: SendContext, item: RecordingItem, flac: Buffer): Promise<SendResult> {
+  let soundscape;
+  try {
+    soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, data: flac, signal: ctx.signal });
+  } catch (err) {
+    if (!(err instanceof NetworkError)) ctx.link?.audioSent(flac.length);
+    throw err;
+  }
+  ctx.link?.audioSent(flac.length);
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
 }
 

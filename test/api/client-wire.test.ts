@@ -286,6 +286,19 @@ describe('soundscape upload', () => {
     expect(seen[0]).toMatchObject({ status: 201, bytesSent: bytes.length, path: expect.stringContaining('/stations/<redacted>/soundscapes?timestamp=') });
   });
 
+  it('sends audio in memory (`data`) as it is: its bytes, its Content-Length, counted as sent', async () => {
+    const bytes = randomBytes(800 * 1024 + 3);
+    seen.length = 0;
+    const soundscape = await client.uploadSoundscape({ timestamp: '2024-05-01T06:00:00Z', data: bytes });
+    expect(soundscape).toMatchObject({ id: 77, filesize: bytes.length });
+    const r = last();
+    expect(r.headers['content-type']).toBe('audio/flac');
+    expect(r.headers['content-length']).toBe(String(bytes.length));
+    expect(r.headers['transfer-encoding']).toBeUndefined();
+    expect(r.body.equals(bytes)).toBe(true);
+    expect(seen[0]).toMatchObject({ status: 201, bytesSent: bytes.length });
+  });
+
   it('accepts `file` (the uploader port) as well as `body`', async () => {
     const file = path.join(tmp.dir, 'b.flac');
     writeFileSync(file, Buffer.from('fLaC-bytes'));

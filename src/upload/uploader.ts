@@ -11,7 +11,7 @@ import { sendDetection, sendRecording, type SendContext, type SendResult, type S
 import { QueueTransitionError, type ClaimedDetection, type ItemKind, type RecordingItem } from '../queue/index.js';
 import type { PreparedSoundscape, SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import type { UploadQueue } from './upload-queue.js';
-import type { LinkGate } from './link-policy.js';
+import type { LinkGate, LinkVerdict } from './link-policy.js';
 
 export interface UploaderOptions {
   /** Most requests in flight; the adaptive limit moves between 1 and this. */
@@ -272,14 +272,25 @@ export class Uploader {
     }
   }
 
-  /** One pass: the waiting outcomes and the next claims in one commit, then the claimed requests go out. */
+  /**
+   * One pass: the waiting outcomes and the next claims in one commit, then the claimed
+   * requests go out. A pass with no outcome to record, nothing stranded, and nothing it
+   * may claim (uploads held or paused, the circuit open, every slot taken: what most wakes
+   * find while a recording's requests are in flight) opens no transaction at all.
+   */
   private pass(): number {
     const launches: (() => void)[] = [];
     this.probeTaken = false;
     this.passBodies = [];
+    const quiet = this.commits.waiting === 0 && this.stranded.size === 0;
+    const open = quiet ? this.gate(this.now(), launches) : null;
+    if (typeof open === 'number') {
+      for (const go of launches) go();
+      return open;
+    }
     let waitMs: number;
     try {
-      waitMs = this.commits.commit(() => this.fill(launches));
+      waitMs = this.commits.commit(() => this.fill(launches, open));
     } catch (err) {
       // The pass's claims are undone and nothing goes out: a probe permission it took would
       // otherwise stay taken, and a half-open circuit would wait for a verdict for ever;
@@ -315,14 +326,13 @@ export class Uploader {
   }
 
   /**
-   * Claims as many items as the limits allow, inside the pass's transaction; their sends
-   * go into `launches`, started once the claim is committed. Returns how long to sleep
-   * before looking again.
+   * What the limits allow before any queue read: how long to sleep when nothing may be
+   * claimed (held, the link closed, paused, the circuit open, no free slot), or the link's
+   * verdict and the free slots. Reads nothing from the queue, so a pass can ask it before
+   * opening a transaction. A due probe of a refused token goes into `launches`.
    */
-  private fill(launches: (() => void)[]): number {
-    const now = this.now();
+  private gate(now: number, launches: (() => void)[]): number | { link: LinkVerdict | undefined; slots: number } {
     const idle = this.options.probeIntervalMs;
-    this.unstrand(now);
     const hold = this.holdCheck();
     if (hold) {
       this.setHold(hold);
@@ -331,9 +341,7 @@ export class Uploader {
     this.pauses.delete('clock-unsynchronized');
 
     const link = this.options.link?.verdict();
-    // Sleep no longer than until the window opens or the budget renews.
-    const untilLinkChange = (ms: number) => (link?.changesInMs == null ? ms : Math.min(ms, Math.max(10, link.changesInMs)));
-    if (link && !link.uploads) return untilLinkChange(idle);
+    if (link && !link.uploads) return untilLinkChange(link, idle);
 
     const stationPause = this.pauses.get('token-rejected');
     if (stationPause) {
@@ -341,22 +349,38 @@ export class Uploader {
       return Math.max(1_000, stationPause.probeAt - now);
     }
 
-    const circuit = this.circuit.current;
-    if (circuit === 'open') return Math.max(10, this.circuit.retryAt - now);
+    if (this.circuit.current === 'open') return Math.max(10, this.circuit.retryAt - now);
+
+    // An encode under way holds a slot, and so does one waiting for its claim (fill).
+    const slots = this.concurrency.limit - this.sends - (this.options.soundscapes?.inProgress ?? 0);
+    if (slots <= 0) return idle;
+    return { link, slots };
+  }
+
+  /**
+   * Claims as many items as the limits allow, inside the pass's transaction; their sends
+   * go into `launches`, started once the claim is committed. Returns how long to sleep
+   * before looking again. `open`: the pass's {@link gate}, when it asked before the
+   * transaction (otherwise asked here, after the outcomes are written).
+   */
+  private fill(launches: (() => void)[], open: ReturnType<Uploader['gate']> | null): number {
+    const now = this.now();
+    const idle = this.options.probeIntervalMs;
+    this.unstrand(now);
+    const allowed = open ?? this.gate(now, launches);
+    if (typeof allowed === 'number') return allowed;
+    const { link } = allowed;
+    let { slots } = allowed;
+    // Sleep no longer than until the window opens or the budget renews.
+    const untilLink = (ms: number) => untilLinkChange(link, ms);
 
     const soundscapes = this.options.soundscapes;
-    // An encode under way holds a slot, and so does one waiting for its claim (below).
-    let slots = this.concurrency.limit - this.sends - (soundscapes?.inProgress ?? 0);
-    const probing = circuit === 'half-open';
+    const probing = this.circuit.current === 'half-open';
     if (probing) {
       // One request probes the service; the rest wait for its verdict.
       if (this.circuit.tryAcquire() !== 'probe') return 1_000;
       this.probeTaken = true;
       slots = Math.min(1, slots);
-    }
-    if (slots <= 0) {
-      if (probing) this.circuit.cancelProbe();
-      return idle;
     }
 
     const order = this.newestFirst ? 'newest' : 'oldest';
@@ -421,11 +445,11 @@ export class Uploader {
     }
     claimRecordings(Math.min(slots - started, recordingBudget));
     if (probing && sent === 0) this.circuit.cancelProbe();
-    if (started > 0) return untilLinkChange(idle);
+    if (started > 0) return untilLink(idle);
     const next = this.queue.nextDueAt({ now, ...waits });
     const paused = soundscapes?.pausedUntilMs;
     const wake = paused == null ? next : next == null ? paused : Math.min(next, paused);
-    return untilLinkChange(wake == null ? idle : Math.min(idle, Math.max(10, wake - now)));
+    return untilLink(wake == null ? idle : Math.min(idle, Math.max(10, wake - now)));
   }
 
   /**
@@ -694,4 +718,9 @@ export class Uploader {
         this.notify();
       });
   }
+}
+
+/** `ms`, or less when the link's verdict changes sooner (a window opens, the budget renews). */
+function untilLinkChange(link: LinkVerdict | undefined, ms: number): number {
+  return link?.changesInMs == null ? ms : Math.min(ms, Math.max(10, link.changesInMs));
 }

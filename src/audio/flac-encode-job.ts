@@ -5,7 +5,8 @@ import { AudioFileError, FlacEncoderError } from './errors.js';
 import { encodeStreamInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from './flac-info.js';
 import type { StreamInfo } from './flac-info.js';
 import { flacBitsFor, readPcmChunks } from './pcm.js';
-import { readWavInfo } from './wav.js';
+import { readWavInfoFrom } from './wav.js';
+import { openRegularFileStat, type SyncReadableFile } from '../system/regular-file.js';
 
 /**
  * The encoding itself, the same code for both libFLAC builds (libflacjs in the worker
@@ -24,7 +25,7 @@ export interface EncodeJobOptions {
    * crashed): by default such a file is refused with reason `incomplete`.
    */
   allowIncomplete?: boolean;
-  /** WAV bytes read per step (rounded down to whole frames). Default 64 KiB. */
+  /** WAV bytes read per step (rounded down to whole frames). Default 256 KiB (pcm.ts). */
   chunkBytes?: number;
 }
 
@@ -84,9 +85,10 @@ export interface FlacStreamEncoder {
 
 /**
  * Creates a {@link FlacStreamEncoder} (throws FlacEncoderError when libFLAC refuses the
- * parameters). `onWrite` gets the FLAC's bytes as libFLAC produces them; they may be
- * views that stay valid only until the next `process` or `finish`. `onStreamInfo` gets
- * the final STREAMINFO during `finish`.
+ * parameters). `onWrite` gets the FLAC's bytes as libFLAC produces them, from inside
+ * `process` and `finish`; they may be a view of libFLAC's own memory, valid only during
+ * the call (`onWrite` copies what it keeps). `onStreamInfo` gets the final STREAMINFO
+ * during `finish`.
  */
 export type FlacStreamEncoderFactory = (
   params: StreamEncoderParams,
@@ -95,12 +97,26 @@ export type FlacStreamEncoderFactory = (
 ) => FlacStreamEncoder;
 
 /**
+ * WAV bytes encoded between two turns of the event loop. The audio is read with
+ * synchronous reads (pcm.ts) and encoded in this thread by the addon, so nothing else
+ * runs until the job awaits: about 1 MiB of WAV (7 ms of CPU here, a few tens on a Pi
+ * Zero 2 W) is a pause nobody notices, while a 15 s recording (1.4 MB) then costs one or
+ * two turns rather than one per chunk, and an hour-long WAV (345 MB) still lets timers,
+ * sockets and a stop (`stopped`) in every MiB. A file job (`dest`) also waits for each
+ * write, which lets the loop run too.
+ */
+const YIELD_EVERY_BYTES = 1024 * 1024;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Encode `job.src` (WAV) to FLAC with the encoders `createEncoder` makes, streaming: one
  * chunk of WAV in memory at a time. `stopped` is asked between chunks (a forced close).
  * With `job.dest`, the FLAC is written as libFLAC produces it to `dest + '.part'`, its
  * STREAMINFO rewritten with the final values, fsynced, then renamed, so `dest` is either
  * absent or a whole FLAC (the `.part` file is removed on failure). Without `dest`, the
- * FLAC is collected in memory and returned (`data`): nothing is written anywhere.
+ * FLAC is written by libFLAC's callback straight into one buffer and returned (`data`):
+ * nothing is written anywhere.
  */
 export async function encodeWavToFlac(
   createEncoder: FlacStreamEncoderFactory,
@@ -108,7 +124,24 @@ export async function encodeWavToFlac(
   engine: string,
   stopped: () => boolean = () => false,
 ): Promise<EncodeResult> {
-  const info = await readWavInfo(job.src);
+  // One open for the header and the audio: a regular file only, never a FIFO or symlink.
+  const { handle: fh, stats } = await openRegularFileStat(job.src);
+  try {
+    return await encodeOpened(createEncoder, job, engine, stopped, fh, stats.size);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function encodeOpened(
+  createEncoder: FlacStreamEncoderFactory,
+  job: EncodeJob,
+  engine: string,
+  stopped: () => boolean,
+  fh: SyncReadableFile,
+  fileBytes: number,
+): Promise<EncodeResult> {
+  const info = await readWavInfoFrom(fh, job.src, fileBytes);
   if (!info.complete && !job.allowIncomplete) {
     throw new AudioFileError(
       job.src,
@@ -121,38 +154,36 @@ export async function encodeWavToFlac(
   const bitsPerSample = flacBitsFor(info);
   const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
 
-  const sink = job.dest === undefined ? memorySink() : await fileSink(job.dest);
+  const sink = job.dest === undefined ? memorySink(flacSizeEstimate(frames, info.channels, bitsPerSample)) : await fileSink(job.dest);
   let encoder: FlacStreamEncoder | undefined;
   let done = false;
   try {
-    // libFLAC calls back synchronously from inside process/finish; the bytes are handed
-    // to the sink after each call returns, so at most one chunk's worth of FLAC waits.
-    let pending: Uint8Array[] = [];
     let streamInfo: StreamInfo | undefined;
-    const flush = async () => {
-      if (pending.length === 0) return;
-      const buffers = pending;
-      pending = [];
-      await sink.write(buffers);
-    };
+    // libFLAC calls back synchronously from inside process/finish, a frame at a time; the
+    // sink copies each frame once, and a file sink writes them after each call returns.
     encoder = createEncoder(
       { src: job.src, sampleRate: info.sampleRate, channels: info.channels, bitsPerSample, compressionLevel: level, totalSamples: frames },
-      (data) => {
-        pending.push(data);
-      },
+      sink.take,
       (meta) => {
         streamInfo = meta;
       },
     );
 
-    for await (const samples of readPcmChunks(job.src, info, { chunkBytes: job.chunkBytes })) {
+    let sinceTurn = 0;
+    for (const samples of readPcmChunks(fh, job.src, info, { chunkBytes: job.chunkBytes })) {
       // Between chunks, so a stop never waits for a whole hour-long recording.
       if (stopped()) throw new FlacEncoderError(`the FLAC encoder was closed while encoding ${job.src}`);
-      if (!encoder.process(samples, samples.length / info.channels)) throw encoderStateError(encoder, job.src);
-      await flush();
+      const chunkFrames = samples.length / info.channels;
+      if (!encoder.process(samples, chunkFrames)) throw encoderStateError(encoder, job.src);
+      await sink.flush();
+      sinceTurn += chunkFrames * info.blockAlign;
+      if (sinceTurn >= YIELD_EVERY_BYTES) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
     }
     if (!encoder.finish()) throw encoderStateError(encoder, job.src);
-    await flush();
+    await sink.flush();
 
     if (streamInfo?.totalSamples !== frames) {
       throw new FlacEncoderError(
@@ -180,7 +211,10 @@ export async function encodeWavToFlac(
 
 /** Where libFLAC's output goes: a crash-safe file, or memory. */
 interface FlacSink {
-  write(buffers: Uint8Array[]): Promise<void>;
+  /** libFLAC's bytes, valid only during the call: copied once. */
+  take(bytes: Uint8Array): void;
+  /** After each process/finish: what was taken, written (a file) or nothing (memory). */
+  flush(): Promise<void>;
   /** STREAMINFO rewritten with the final values; the file made durable, or the bytes returned. */
   finish(info: StreamInfo): Promise<{ bytes: number; data?: Uint8Array }>;
   abort(): Promise<void>;
@@ -190,12 +224,29 @@ async function fileSink(dest: string): Promise<FlacSink> {
   const part = `${dest}.part`;
   await mkdir(path.dirname(dest), { recursive: true });
   const out = await open(part, 'w+');
+  // What one process call produced (a chunk's FLAC, smaller than the chunk), gathered
+  // into one buffer, reused, so it goes to the file in one write.
+  let pending = Buffer.allocUnsafeSlow(64 * 1024);
+  let used = 0;
   let position = 0;
   let renamed = false;
   return {
-    async write(buffers) {
-      const { bytesWritten } = await out.writev(buffers, position);
-      position += bytesWritten;
+    take(bytes) {
+      if (used + bytes.byteLength > pending.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.max(pending.length * 2, used + bytes.byteLength));
+        pending.copy(grown, 0, 0, used);
+        pending = grown;
+      }
+      pending.set(bytes, used);
+      used += bytes.byteLength;
+    },
+    async flush() {
+      if (used === 0) return;
+      const length = used;
+      used = 0;
+      const { bytesWritten } = await out.write(pending, 0, length, position);
+      if (bytesWritten !== length) throw new Error(`short write to ${part}: ${bytesWritten} of ${length} bytes`);
+      position += length;
     },
     async finish(info) {
       await rewriteStreamInfo(out, info, part);
@@ -214,31 +265,50 @@ async function fileSink(dest: string): Promise<FlacSink> {
   };
 }
 
-function memorySink(): FlacSink {
-  // The encoders hand views that they may reuse: each is copied as it comes.
-  const chunks: Buffer[] = [];
-  let total = 0;
+/**
+ * The size of the FLAC to reserve in memory: the samples at the FLAC's bit depth plus a
+ * frame's header, footer and subframe headers per block (libFLAC's smallest block at any
+ * level is 1152 samples). libFLAC falls back to verbatim frames for audio it cannot
+ * compress, so a FLAC is at most that large in practice; the memory sink grows past it
+ * if not.
+ */
+export function flacSizeEstimate(frames: number, channels: number, bitsPerSample: number): number {
+  const FRAME_OVERHEAD = 18; // frame header (at most 16 bytes) and CRC-16
+  const blocks = Math.ceil(frames / 1152);
+  return STREAMINFO_OFFSET + STREAMINFO_BYTES + Math.ceil((frames * channels * bitsPerSample) / 8) + blocks * (FRAME_OVERHEAD + 2 * channels);
+}
+
+/**
+ * libFLAC's frames copied straight into one buffer the size of the FLAC's
+ * {@link flacSizeEstimate}: one copy of each frame, and one allocation per recording. The
+ * FLAC returned is a view of it; the room left unused (most of it for compressible audio)
+ * is the WAV's size at most, which the encode step's memory budget counts anyway
+ * (src/encode/limits.ts), and is never written to, so a fresh mapping never makes those
+ * pages resident.
+ */
+function memorySink(estimate: number): FlacSink {
+  // Zeroed (not Node's pool, not uninitialised), so the buffer behind the view holds nothing
+  // from elsewhere in the process; its own ArrayBuffer, so it can be transferred.
+  let data = new Uint8Array(new ArrayBuffer(estimate));
+  let used = 0;
   return {
-    write(buffers) {
-      for (const b of buffers) {
-        chunks.push(Buffer.from(b));
-        total += b.byteLength;
+    take(bytes) {
+      if (used + bytes.byteLength > data.length) {
+        const grown = new Uint8Array(new ArrayBuffer(Math.max(Math.ceil(data.length * 1.25), used + bytes.byteLength)));
+        grown.set(data.subarray(0, used));
+        data = grown;
       }
-      return Promise.resolve();
+      data.set(bytes, used);
+      used += bytes.byteLength;
     },
+    flush: () => Promise.resolve(),
     finish(info) {
-      // One ArrayBuffer of its own (not Node's shared pool), so it can be transferred.
-      const data = new Uint8Array(new ArrayBuffer(total));
-      let at = 0;
-      for (const c of chunks.splice(0)) {
-        data.set(c, at);
-        at += c.byteLength;
-      }
-      patchStreamInfo(data, info, 'the encoded FLAC');
-      return Promise.resolve({ bytes: total, data });
+      const flac = data.subarray(0, used);
+      patchStreamInfo(flac, info, 'the encoded FLAC');
+      return Promise.resolve({ bytes: used, data: flac });
     },
     abort() {
-      chunks.length = 0;
+      data = new Uint8Array(0);
       return Promise.resolve();
     },
   };

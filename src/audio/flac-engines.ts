@@ -18,9 +18,8 @@ export interface EncodeEngine {
 
 /**
  * libflacjs in this thread. Used where the compiled worker file does not exist (the
- * TypeScript sources under vitest) and by request. Reading and writing are
- * asynchronous, so the event loop runs between chunks, but each 64 KiB chunk's
- * encoding (a few milliseconds) blocks it.
+ * TypeScript sources under vitest) and by request. The job lets the event loop run every
+ * MiB of WAV or so (flac-encode-job.ts); the encoding in between blocks it.
  */
 export function inProcessEngine(): EncodeEngine {
   return {
@@ -37,8 +36,9 @@ export function inProcessEngine(): EncodeEngine {
  * The system's libFLAC in this thread (flac-bindings, flac-native.ts): the same code as
  * libflacjs (flac-encode-job.ts), so it takes every WAV the RIFF reader does (float and
  * 32-bit converted as pcm.ts documents, odd chunk layouts, unfinished files when asked).
- * Each 64 KiB chunk blocks the event loop for its encoding (a millisecond or two on a
- * Pi); reading is asynchronous. close(true) stops a running job between two chunks.
+ * Reading and encoding block the event loop for about a MiB of WAV at a time (a few
+ * tens of milliseconds on a Pi, see flac-encode-job.ts). close(true) stops a running job
+ * between two chunks.
  */
 export function nativeEngine(native: NativeFlac): EncodeEngine {
   let closing = false;

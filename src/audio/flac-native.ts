@@ -86,16 +86,6 @@ export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<Native
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
   return (params, onWrite, onStreamInfo) => {
     const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
-    // libFLAC writes a frame at a time (a few KB), valid only inside the callback: gathered
-    // into one buffer, reused, and handed on once per process/finish call (the contract's
-    // "valid until the next call"), rather than a Buffer per frame for the collector.
-    let out = Buffer.allocUnsafe(64 * 1024);
-    let used = 0;
-    const handOn = () => {
-      if (used === 0) return;
-      onWrite(out.subarray(0, used));
-      used = 0;
-    };
     let encoder: AddonEncoder;
     try {
       encoder = new api.EncoderBuilder()
@@ -105,14 +95,10 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
         .setCompressionLevel(compressionLevel)
         .setTotalSamplesEstimate(totalSamples)
         .buildWithStream(
+          // A frame at a time (a few KB), a view of libFLAC's memory valid only inside the
+          // callback: handed straight on, and the job's sink copies it once, where it stays.
           (buffer) => {
-            if (used + buffer.length > out.length) {
-              const grown = Buffer.allocUnsafe(Math.max(out.length * 2, used + buffer.length));
-              out.copy(grown, 0, 0, used);
-              out = grown;
-            }
-            buffer.copy(out, used);
-            used += buffer.length;
+            onWrite(buffer);
             return WRITE_OK;
           },
           null,
@@ -139,13 +125,10 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
     let finished = false;
     return {
       process: (samples, frames) => {
-        const ok = encoder.processInterleaved(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), frames);
-        handOn();
-        return ok;
+        return encoder.processInterleaved(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength), frames);
       },
       finish: () => {
         finished = encoder.finish() !== null;
-        handOn();
         return finished;
       },
       state: () => (finished ? 'finished' : encoder.getResolvedStateString()),

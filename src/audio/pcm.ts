@@ -1,11 +1,15 @@
-import { open } from 'node:fs/promises';
 import { AudioFileError } from './errors.js';
 import { WAVE_FORMAT_IEEE_FLOAT } from './wav-format.js';
 import type { WavFormat } from './wav-format.js';
 import type { WavInfo } from './wav.js';
+import type { SyncReadableFile } from '../system/regular-file.js';
 
-/** Read size for the encoder: small enough for a Pi Zero, large enough to keep syscalls few. */
-export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+/**
+ * Read size for the encoder: small enough for a Pi Zero (the chunk and its samples are
+ * the encoder's only buffers, kept between recordings), large enough that a 15 s
+ * recording (1.4 MB) takes six reads and six calls into libFLAC.
+ */
+export const DEFAULT_CHUNK_BYTES = 256 * 1024;
 
 /**
  * The FLAC bit depth for a WAV sample format. libFLAC (1.3) encodes 4 to 24 bits per
@@ -76,27 +80,45 @@ export function decodeSamples(
   return out;
 }
 
+/** The read buffer and sample array kept between recordings (see {@link readPcmChunks}). */
+let spareBytes: Buffer | undefined;
+let spareSamples: Int32Array<ArrayBuffer> | undefined;
+
 /**
  * The WAV's audio as interleaved integer samples, `chunkBytes` of the file at a time
- * (rounded down to whole frames). Only one chunk is in memory: an hour-long recording
- * streams through in constant space. Each chunk is yielded in the same array, overwritten
- * by the next one (the encoders copy what they take): a recording allocates its buffers
- * once, not once per chunk, which the garbage collector of a busy daemon pays for.
+ * (rounded down to whole frames), read from `fh` (opened by `openRegularFileStat`, which
+ * refuses FIFOs and symlinks) with synchronous reads. Only one chunk is in memory: an
+ * hour-long recording streams through in constant space.
+ *
+ * Synchronous, because each read of an asynchronous one is a round trip through libuv's
+ * thread pool (a request, a thread woken, a completion back on the loop, a promise) that
+ * costs several times the `read` of a file the analyzer has just written, still in the
+ * page cache. A read blocks the event loop for one bounded chunk; the caller decides when
+ * to let the loop run (flac-encode-job.ts).
+ *
+ * Each chunk is yielded in the same array, overwritten by the next one (the encoders copy
+ * what they take). The read buffer and the sample array are kept for the next recording
+ * (jobs of an encoder run one at a time; a second reader at the same time gets its own):
+ * a recording then allocates nothing per chunk and nothing large at all, where each dead
+ * buffer would cost page faults to map and a collection to find.
  */
-export async function* readPcmChunks(
+export function* readPcmChunks(
+  fh: SyncReadableFile,
   file: string,
   info: WavInfo,
   options: { chunkBytes?: number } = {},
-): AsyncGenerator<Int32Array<ArrayBuffer>, void, undefined> {
+): Generator<Int32Array<ArrayBuffer>, void, undefined> {
   const wanted = options.chunkBytes ?? DEFAULT_CHUNK_BYTES;
   const chunkBytes = Math.max(info.blockAlign, wanted - (wanted % info.blockAlign));
-  const buffer = Buffer.alloc(chunkBytes);
-  const samples = new Int32Array(Math.floor(chunkBytes / (info.bitsPerSample / 8)));
-  const fh = await open(file, 'r');
+  const sampleCount = Math.floor(chunkBytes / (info.bitsPerSample / 8));
+  const buffer = spareBytes && spareBytes.length >= chunkBytes ? spareBytes : Buffer.allocUnsafeSlow(chunkBytes);
+  const samples = spareSamples && spareSamples.length >= sampleCount ? spareSamples : new Int32Array(sampleCount);
+  if (buffer === spareBytes) spareBytes = undefined;
+  if (samples === spareSamples) spareSamples = undefined;
   try {
     for (let done = 0; done < info.dataBytes; ) {
       const length = Math.min(chunkBytes, info.dataBytes - done);
-      const { bytesRead } = await fh.read(buffer, 0, length, info.dataOffset + done);
+      const bytesRead = fh.readSync(buffer, 0, length, info.dataOffset + done);
       if (bytesRead < length) {
         throw new AudioFileError(
           file,
@@ -108,6 +130,8 @@ export async function* readPcmChunks(
       yield decodeSamples(buffer.subarray(0, length), info, samples);
     }
   } finally {
-    await fh.close();
+    // Kept only up to the default size: a job that asked for larger chunks does not pin them.
+    if (buffer.length <= DEFAULT_CHUNK_BYTES && (spareBytes === undefined || spareBytes.length < buffer.length)) spareBytes = buffer;
+    if (samples.length <= DEFAULT_CHUNK_BYTES && (spareSamples === undefined || spareSamples.length < samples.length)) spareSamples = samples;
   }
 }

@@ -106,6 +106,16 @@ export interface ReadableFile {
 }
 
 /**
+ * A {@link ReadableFile} whose reads may also be made synchronously: what
+ * {@link openRegularFileStat} returns. The FLAC encoder reads a recording's audio this way
+ * (src/audio/pcm.ts), a bounded piece at a time.
+ */
+export interface SyncReadableFile extends ReadableFile {
+  /** `read` without the promise: the bytes read (fewer at the end of the file). */
+  readSync(buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+/**
  * A descriptor read with synchronous calls behind the promise interface. Ingest reads
  * a few small pieces of each file the analyzer has just written (a result file, a WAV's
  * header and first 64 KiB), all in the page cache: such a call costs a few microseconds,
@@ -114,7 +124,7 @@ export interface ReadableFile {
  * times the system call itself, 6 to 10 times per recording. The descriptor is opened
  * `O_NONBLOCK` from a regular file, so no call here can wait on a writer.
  */
-class SyncReadFile implements ReadableFile {
+class SyncReadFile implements SyncReadableFile {
   private fd: number | null;
 
   constructor(fd: number) {
@@ -122,7 +132,11 @@ class SyncReadFile implements ReadableFile {
   }
 
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
-    return settled(() => ({ bytesRead: readSync(this.open(), buffer, offset, length, position) }));
+    return settled(() => ({ bytesRead: this.readSync(buffer, offset, length, position) }));
+  }
+
+  readSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return readSync(this.open(), buffer, offset, length, position);
   }
 
   stat(): Promise<Stats> {
@@ -155,7 +169,7 @@ function settled<T>(fn: () => T): Promise<T> {
  * calls, and the descriptor read the same way (see SyncReadFile for why). The caller
  * closes it.
  */
-export function openRegularFileStat(file: string): Promise<{ handle: ReadableFile; stats: Stats }> {
+export function openRegularFileStat(file: string): Promise<{ handle: SyncReadableFile; stats: Stats }> {
   return settled(() => {
     const before = lstatSync(file);
     if (!before.isFile()) throw new NotRegularFileError(file, fileKind(before));

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSamples, flacBitsFor, readPcmChunks } from '../../src/audio/pcm.js';
 import { readWavInfo } from '../../src/audio/wav.js';
+import { openRegularFileStat } from '../../src/system/regular-file.js';
 import { tempDir } from '../helpers/paths.js';
 import { encodePcm, writeWav } from '../helpers/wav-writer.js';
 
@@ -61,10 +62,15 @@ describe('readPcmChunks', () => {
     const sizes: number[] = [];
     let offset = 0;
     let mismatches = 0;
-    for await (const chunk of readPcmChunks(file, info, { chunkBytes })) {
-      sizes.push(chunk.length);
-      for (let i = 0; i < chunk.length; i++) if (chunk[i] !== samples[offset + i]) mismatches++;
-      offset += chunk.length;
+    const { handle } = await openRegularFileStat(file);
+    try {
+      for (const chunk of readPcmChunks(handle, file, info, { chunkBytes })) {
+        sizes.push(chunk.length);
+        for (let i = 0; i < chunk.length; i++) if (chunk[i] !== samples[offset + i]) mismatches++;
+        offset += chunk.length;
+      }
+    } finally {
+      await handle.close();
     }
     expect(mismatches).toBe(0);
     expect(offset).toBe(samples.length);
@@ -78,12 +84,16 @@ describe('readPcmChunks', () => {
     const file = path.join(tmp.dir, 'shrinks.wav');
     writeWav(file, { frames: 10000 });
     const info = await readWavInfo(file);
-    writeWav(file, { frames: 100 });
-    const reading = (async () => {
-      for await (const _ of readPcmChunks(file, info, { chunkBytes: 1024 })) {
-        // consume
-      }
-    })();
-    await expect(reading).rejects.toMatchObject({ code: 'ERR_AUDIO_INVALID', reason: 'truncated', file });
+    const { handle } = await openRegularFileStat(file);
+    writeWav(file, { frames: 100 }); // the same file, truncated and rewritten under the open descriptor
+    try {
+      expect(() => {
+        for (const _ of readPcmChunks(handle, file, info, { chunkBytes: 1024 })) {
+          // consume
+        }
+      }).toThrow(expect.objectContaining({ code: 'ERR_AUDIO_INVALID', reason: 'truncated', file }));
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -211,8 +211,8 @@ async function encodeOpened(
 
 /** Where libFLAC's output goes: a crash-safe file, or memory. */
 interface FlacSink {
-  /** libFLAC's bytes, valid only during the call: copied once. */
-  take(bytes: Uint8Array): void;
+  /** libFLAC's bytes, valid only during the call: copied once. A function, handed to the encoder as it is. */
+  take: (bytes: Uint8Array) => void;
   /** After each process/finish: what was taken, written (a file) or nothing (memory). */
   flush(): Promise<void>;
   /** STREAMINFO rewritten with the final values; the file made durable, or the bytes returned. */

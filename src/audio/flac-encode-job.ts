@@ -115,8 +115,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * With `job.dest`, the FLAC is written as libFLAC produces it to `dest + '.part'`, its
  * STREAMINFO rewritten with the final values, fsynced, then renamed, so `dest` is either
  * absent or a whole FLAC (the `.part` file is removed on failure). Without `dest`, the
- * FLAC is written by libFLAC's callback straight into one buffer and returned (`data`):
- * nothing is written anywhere.
+ * FLAC is collected in memory and returned (`data`): nothing is written anywhere.
  */
 export async function encodeWavToFlac(
   createEncoder: FlacStreamEncoderFactory,
@@ -154,13 +153,13 @@ async function encodeOpened(
   const bitsPerSample = flacBitsFor(info);
   const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
 
-  const sink = job.dest === undefined ? memorySink(flacSizeEstimate(frames, info.channels, bitsPerSample)) : await fileSink(job.dest);
+  const sink = job.dest === undefined ? memorySink() : await fileSink(job.dest);
   let encoder: FlacStreamEncoder | undefined;
   let done = false;
   try {
     let streamInfo: StreamInfo | undefined;
     // libFLAC calls back synchronously from inside process/finish, a frame at a time; the
-    // sink copies each frame once, and a file sink writes them after each call returns.
+    // sink copies each frame as it comes, and a file sink writes them after each call returns.
     encoder = createEncoder(
       { src: job.src, sampleRate: info.sampleRate, channels: info.channels, bitsPerSample, compressionLevel: level, totalSamples: frames },
       sink.take,
@@ -211,7 +210,7 @@ async function encodeOpened(
 
 /** Where libFLAC's output goes: a crash-safe file, or memory. */
 interface FlacSink {
-  /** libFLAC's bytes, valid only during the call: copied once. A function, handed to the encoder as it is. */
+  /** libFLAC's bytes, valid only during the call: copied. A function, handed to the encoder as it is. */
   take: (bytes: Uint8Array) => void;
   /** After each process/finish: what was taken, written (a file) or nothing (memory). */
   flush(): Promise<void>;
@@ -265,50 +264,49 @@ async function fileSink(dest: string): Promise<FlacSink> {
   };
 }
 
-/**
- * The size of the FLAC to reserve in memory: the samples at the FLAC's bit depth plus a
- * frame's header, footer and subframe headers per block (libFLAC's smallest block at any
- * level is 1152 samples). libFLAC falls back to verbatim frames for audio it cannot
- * compress, so a FLAC is at most that large in practice; the memory sink grows past it
- * if not.
- */
-export function flacSizeEstimate(frames: number, channels: number, bitsPerSample: number): number {
-  const FRAME_OVERHEAD = 18; // frame header (at most 16 bytes) and CRC-16
-  const blocks = Math.ceil(frames / 1152);
-  return STREAMINFO_OFFSET + STREAMINFO_BYTES + Math.ceil((frames * channels * bitsPerSample) / 8) + blocks * (FRAME_OVERHEAD + 2 * channels);
-}
+/** The memory sink's buffer kept between recordings (see {@link memorySink}). */
+let spareStaging: Buffer | undefined;
+/** The largest buffer kept: a 15 s recording's FLAC (about 0.8 MB at 48 kHz) and then some. */
+const MAX_SPARE_STAGING_BYTES = 2 * 1024 * 1024;
 
 /**
- * libFLAC's frames copied straight into one buffer the size of the FLAC's
- * {@link flacSizeEstimate}: one copy of each frame, and one allocation per recording. The
- * FLAC returned is a view of it; the room left unused (most of it for compressible audio)
- * is the WAV's size at most, which the encode step's memory budget counts anyway
- * (src/encode/limits.ts), and is never written to, so a fresh mapping never makes those
- * pages resident.
+ * libFLAC's frames copied into one buffer kept between recordings (growing by doubling
+ * until it holds a recording's FLAC), then, at the end, once more into a buffer of the
+ * FLAC's exact size, which is returned. A recording then leaves one dead buffer behind
+ * (its FLAC, once sent), the smallest possible: the collector frees such buffers only
+ * when the JavaScript heap needs a collection, and with the encoder allocating little
+ * else, every byte more per recording stays resident until then: a buffer sized for the
+ * WAV and written in place, without this last copy (0.8 MB, tens of microseconds), kept
+ * some 30 MB more resident over the bench's burst of 60 recordings.
  */
-function memorySink(estimate: number): FlacSink {
-  // Zeroed (not Node's pool, not uninitialised), so the buffer behind the view holds nothing
-  // from elsewhere in the process; its own ArrayBuffer, so it can be transferred.
-  let data = new Uint8Array(new ArrayBuffer(estimate));
+function memorySink(): FlacSink {
+  let staging = spareStaging ?? Buffer.allocUnsafeSlow(256 * 1024);
+  spareStaging = undefined;
   let used = 0;
+  const keep = () => {
+    if (staging.length <= MAX_SPARE_STAGING_BYTES && (spareStaging === undefined || spareStaging.length < staging.length)) spareStaging = staging;
+  };
   return {
     take(bytes) {
-      if (used + bytes.byteLength > data.length) {
-        const grown = new Uint8Array(new ArrayBuffer(Math.max(Math.ceil(data.length * 1.25), used + bytes.byteLength)));
-        grown.set(data.subarray(0, used));
-        data = grown;
+      if (used + bytes.byteLength > staging.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.max(staging.length * 2, used + bytes.byteLength));
+        staging.copy(grown, 0, 0, used);
+        staging = grown;
       }
-      data.set(bytes, used);
+      staging.set(bytes, used);
       used += bytes.byteLength;
     },
     flush: () => Promise.resolve(),
     finish(info) {
-      const flac = data.subarray(0, used);
-      patchStreamInfo(flac, info, 'the encoded FLAC');
-      return Promise.resolve({ bytes: used, data: flac });
+      // Its own ArrayBuffer (not Node's pool), so it can be transferred; every byte written.
+      const data = new Uint8Array(Buffer.allocUnsafeSlow(used).buffer, 0, used);
+      data.set(staging.subarray(0, used));
+      keep();
+      patchStreamInfo(data, info, 'the encoded FLAC');
+      return Promise.resolve({ bytes: used, data });
     },
     abort() {
-      data = new Uint8Array(0);
+      keep();
       return Promise.resolve();
     },
   };

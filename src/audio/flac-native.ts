@@ -96,7 +96,7 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
         .setTotalSamplesEstimate(totalSamples)
         .buildWithStream(
           // A frame at a time (a few KB), a view of libFLAC's memory valid only inside the
-          // callback: handed straight on, and the job's sink copies it once, where it stays.
+          // callback: handed straight on (the job's sink copies it), not gathered here first.
           (buffer) => {
             onWrite(buffer);
             return WRITE_OK;

@@ -119,6 +119,25 @@ describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
     expect(existsSync(`${dest}.part`)).toBe(false);
     expect(existsSync(dest)).toBe(false);
   });
+
+  it('lets the event loop turn during a long in-memory encode (synchronous reads), and a forced close stops the job at that turn', async () => {
+    // 3 MB of WAV: more than the MiB the job encodes between two turns of the event loop.
+    const wav = path.join(tmp.dir, 'long-memory.wav');
+    writeWav(wav, { frames: 1_500_000 });
+    const encoder = createFlacEncoder({ engine: 'native' });
+    // The addon loaded first: from here on the job reads and encodes without waiting on
+    // any I/O, so only its own yield lets a setImmediate callback run before it ends.
+    await encoder.encodeToMemory(REAL_WAVS[0]);
+    const job = encoder.encodeToMemory(wav);
+    job.catch(() => undefined);
+    let closing: Promise<void> | undefined;
+    setImmediate(() => {
+      closing = encoder.close({ force: true });
+    });
+    await expect(job).rejects.toThrow(/closed while encoding .*long-memory\.wav/);
+    expect(closing).toBeDefined();
+    await closing;
+  });
 });
 
 describe('without the addon', () => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { buildProgram, runProgram } from './program.js';
-import { COMMANDS } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 
 // `station-agent ... | head` closes the pipe early: the reader saying "enough", not an
 // error worth a stack trace (this also covers --help, which commander writes itself).
@@ -11,5 +11,5 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await runProgram(buildProgram(COMMANDS), process.argv);
+const code = await runProgram(buildProgram(await commandsFor(process.argv)), process.argv);
 process.exitCode = code;

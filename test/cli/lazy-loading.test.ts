@@ -169,6 +169,8 @@ describe('lazy loading', () => {
     expect(loaded.own.has('daemon/index.js')).toBe(true);
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod']) expect(loaded.packages.has(pkg), pkg).toBe(false);
     expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/|config\/(validate|schema|schema-keys)\.js$)/.test(f))).toEqual([]);
+    // Of the CLI, only `run`'s own definition: no other command's module graph lives in the daemon.
+    expect([...loaded.own].filter((f) => /^cli\//.test(f) && !/^cli\/(main|program|exit-codes|format\/json|commands\/(index|run|support\/options))\.js$/.test(f))).toEqual([]);
     // The validation happened, in the child, and its result is cached for the next start.
     const validator = readTrace(trace, { except: child.pid });
     expect(validator.own.has('config/validate-child.js')).toBe(true);

@@ -1,29 +1,38 @@
 import type { RegisterCommand } from '../program.js';
-import { registerApiCommand } from './api.js';
-import { registerConfigCommand } from './config.js';
-import { registerDemoCommand } from './demo.js';
-import { registerDoctorCommand } from './doctor.js';
-import { registerEmulatorCommand } from './emulator.js';
-import { registerIngestCommand } from './ingest.js';
-import { registerQueueCommand } from './queue.js';
-import { registerRunCommand } from './run.js';
-import { registerStatusCommand } from './status.js';
-import { registerWatchCommand } from './watch.js';
+
+/** A top-level command: its name as typed, and its definition module, loaded when needed. */
+export interface CommandEntry {
+  name: string;
+  load: () => Promise<RegisterCommand>;
+}
 
 /**
  * Every command of the CLI, in the order `--help` lists them. Each module registers
  * its options and imports its heavy dependencies lazily inside the action, so that
- * `station-agent status` does not pay for loading the HTTP server or the encoder.
+ * `station-agent status` does not pay for loading the HTTP server or the encoder; and
+ * a command's definition module is itself loaded only when needed (`commandsFor`).
  */
-export const COMMANDS: RegisterCommand[] = [
-  registerRunCommand,
-  registerStatusCommand,
-  registerQueueCommand,
-  registerConfigCommand,
-  registerDemoCommand,
-  registerIngestCommand,
-  registerApiCommand,
-  registerWatchCommand,
-  registerDoctorCommand,
-  registerEmulatorCommand,
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'run', load: async () => (await import('./run.js')).registerRunCommand },
+  { name: 'status', load: async () => (await import('./status.js')).registerStatusCommand },
+  { name: 'queue', load: async () => (await import('./queue.js')).registerQueueCommand },
+  { name: 'config', load: async () => (await import('./config.js')).registerConfigCommand },
+  { name: 'demo', load: async () => (await import('./demo.js')).registerDemoCommand },
+  { name: 'ingest', load: async () => (await import('./ingest.js')).registerIngestCommand },
+  { name: 'api', load: async () => (await import('./api.js')).registerApiCommand },
+  { name: 'watch', load: async () => (await import('./watch.js')).registerWatchCommand },
+  { name: 'doctor', load: async () => (await import('./doctor.js')).registerDoctorCommand },
+  { name: 'emulator', load: async () => (await import('./emulator.js')).registerEmulatorCommand },
 ];
+
+/**
+ * The commands commander needs to parse `argv`: when its first argument names a command
+ * (the program has no options of its own that take a value), that command's definition
+ * alone, so that the daemon (`run`) does not keep every other command's module graph
+ * for months; otherwise all of them (`--help`, `--version`, `help run`, a mistyped name
+ * that commander suggests a fix for). commander still parses everything.
+ */
+export async function commandsFor(argv: readonly string[]): Promise<RegisterCommand[]> {
+  const named = COMMANDS.find((c) => c.name === argv[2]);
+  return Promise.all((named ? [named] : COMMANDS).map((c) => c.load()));
+}

@@ -36,7 +36,6 @@ export class IngestComponent implements Component {
       mode: config.input.format,
       jsonTimeoutMs: config.input.analyzerpiJsonTimeoutSec * 1000,
       recheck: (file, delayMs) => this.watcher.recheck(file, delayMs),
-      onDone: (file) => this.watcher.forget(file),
       onQueued: () => bus.emit('queued'),
       onOutcome: (file, outcome) => {
         if (outcome.status === 'queued') {

@@ -42,8 +42,6 @@ export interface PairingOptions {
   onQueued?: () => void;
   /** Per-file outcome, for logs and the backfill summary. */
   onOutcome?: (file: string, outcome: IngestOutcome) => void;
-  /** The file is finished with (recorded as done): the watcher may release it. */
-  onDone?: (file: string) => void;
   /** How long a result waits for its audio to be complete before it is taken as it is. Default 10 min. */
   audioWaitMs?: number;
 }
@@ -283,7 +281,6 @@ export class Pairing {
     if (this.opts.ctx.dryRun) return;
     // Queued and no-detections outcomes were marked in the recording's last transaction.
     if (outcome.status === 'error') markFileDone(this.opts.ctx.queue, file, st.size, st.mtimeMs, 'error', outcome.message);
-    this.opts.onDone?.(file);
     if (outcome.status === 'queued') this.opts.onQueued?.();
   }
 

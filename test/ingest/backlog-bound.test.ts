@@ -48,7 +48,6 @@ describe('a backlog of tiny result tables dropped at once (issue 19 item 14)', (
       mode: 'results',
       jsonTimeoutMs: 60_000,
       recheck: (file, delayMs) => watcher!.recheck(file, delayMs),
-      onDone: (file) => watcher!.forget(file),
       onOutcome: () => {
         held();
         done++;

@@ -46,7 +46,7 @@ const BUCKETS: readonly [string, (s: Stack) => boolean][] = [
   ['module loading (start-up)', (s) => /modules\/(esm|cjs)|compileForInternalLoader/.test(s.text)],
   ['logging', (s) => /\/log\/|pino/.test(s.text)],
   ['config, zod, luxon', (s) => /zod|luxon|\/config\//.test(s.text)],
-  ['watcher and pairing', (s) => /chokidar|readdirp|pairing\.js|watcher\.js/.test(s.text)],
+  ['watcher and pairing', (s) => /pairing\.js|watcher\.js/.test(s.text)],
   ['other queue statements', (s) => /\/queue\/|better-sqlite3/.test(s.text)],
   ['other agent code', (s) => s.agent.length > 0],
 ];

@@ -45,8 +45,8 @@ function traceEnv(file: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: file };
 }
 
-/** Packages no read-only command needs: the HTTP client, the logger, the watcher, MQTT, the encoder, metrics. */
-const DAEMON_ONLY = ['undici', 'pino', 'chokidar', 'mqtt', 'libflacjs', 'p-queue', 'prom-client'];
+/** Packages no read-only command needs: the HTTP client, the logger, MQTT, the encoder, metrics. */
+const DAEMON_ONLY = ['undici', 'pino', 'mqtt', 'libflacjs', 'p-queue', 'prom-client'];
 
 describe('lazy loading', () => {
   let tmp: ReturnType<typeof tempDir>;

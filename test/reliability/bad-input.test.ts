@@ -95,7 +95,7 @@ function audioCases(): [name: string, bytes: Buffer, soundscape: boolean][] {
 
 describe('bad input: broken, odd and hostile files among good ones', () => {
   it('gives each bad file a clear error naming it, uploads the good and the odd-but-valid ones exactly once', async () => {
-    // A rescan every 10 s: only the rescan sees a name that is not valid UTF-8 (chokidar drops it).
+    // A rescan every 10 s: a name that is not valid UTF-8 present at start is seen by the walks.
     world = await createAgentWorld({ config: { upload: { noSoundscapeAfterSec: 1 }, input: { rescanIntervalSec: 10 } } });
     const input = world.inputDir;
     for (const f of readdirSync(fixture('bad'))) copyFileSync(fixture('bad', f), path.join(input, f));

@@ -82,11 +82,17 @@ export function enqueueMany(q: Queue, inputs: readonly EnqueueInput[], options: 
     const results = inputs.map((input) => insertOne(q, input, now));
     let recordings = 0;
     let detections = 0;
-    for (const r of results) {
+    const spool = { files: 0, bytes: 0 };
+    results.forEach((r, k) => {
       recordings += Number(r.recordingInserted);
       detections += r.detectionsInserted;
-    }
-    addToStateCounts(q, 'recording', { pending: recordings });
+      const recording = inputs[k].recording;
+      if (r.recordingInserted && recording?.spoolPath != null) {
+        spool.files += 1;
+        spool.bytes += recording.filesize ?? 0;
+      }
+    });
+    addToStateCounts(q, 'recording', { pending: recordings }, spool);
     addToStateCounts(q, 'detection', { pending: detections });
     return results;
   });

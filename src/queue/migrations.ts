@@ -328,6 +328,22 @@ ${ITEM_STATE_COLUMNS}
           WHERE kind = 'detection' AND state = 'pending';
       `),
   },
+  {
+    version: 14,
+    name: 'waiting recordings spool total kept',
+    // The spool's files of the waiting recordings were counted by looking up the row of each
+    // (status and the daemon's disk monitor: 30 ms for 100,000). Their number and bytes are
+    // kept instead (waiting-spool.ts), on the recording kind's `pending` row of `state_counts`,
+    // which ingest and every outcome write already.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE state_counts ADD COLUMN spool_files INTEGER;
+        ALTER TABLE state_counts ADD COLUMN spool_bytes INTEGER;
+        UPDATE state_counts SET (spool_files, spool_bytes) = (
+            SELECT COUNT(*), COALESCE(SUM(filesize), 0) FROM recordings WHERE waiting = 1 AND spool_path IS NOT NULL)
+          WHERE kind = 'recording' AND state = 'pending';
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,5 @@
 import type { Queue } from './db.js';
+import { addToStateCounts } from './state-counts.js';
 
 export interface FlacInSpool {
   /** The FLAC file that replaces the WAV in the spool. */
@@ -17,20 +18,24 @@ export interface FlacInSpool {
  * changed (false: the caller removes the FLAC instead).
  */
 export function replaceWithFlac(q: Queue, id: number, wavPath: string, flac: FlacInSpool, options: { now?: number } = {}): boolean {
-  return (
-    q
-      .stmt(
-        `UPDATE recordings SET spool_path = @spool_path, audio_format = 'flac', filesize = @filesize, duration_s = @duration_s, ` +
-          `sample_rate = @sample_rate, updated_at = @now WHERE id = @id AND spool_path = @wav AND state IN ('pending', 'unknown')`,
-      )
-      .run({
-        id,
-        wav: wavPath,
-        spool_path: flac.spoolPath,
-        filesize: flac.filesize,
-        duration_s: flac.durationS,
-        sample_rate: flac.sampleRate,
-        now: options.now ?? Date.now(),
-      }).changes === 1
-  );
+  const which = `id = @id AND spool_path = @wav AND state IN ('pending', 'unknown')`;
+  return q.write(() => {
+    // The WAV's size, for the kept total of the waiting recordings' spool (waiting-spool.ts).
+    const wav = q.stmt(`SELECT filesize FROM recordings WHERE ${which}`).get({ id, wav: wavPath }) as { filesize: number | null } | undefined;
+    if (!wav) return false;
+    q.stmt(
+      `UPDATE recordings SET spool_path = @spool_path, audio_format = 'flac', filesize = @filesize, duration_s = @duration_s, ` +
+        `sample_rate = @sample_rate, updated_at = @now WHERE ${which}`,
+    ).run({
+      id,
+      wav: wavPath,
+      spool_path: flac.spoolPath,
+      filesize: flac.filesize,
+      duration_s: flac.durationS,
+      sample_rate: flac.sampleRate,
+      now: options.now ?? Date.now(),
+    });
+    addToStateCounts(q, 'recording', {}, { files: 0, bytes: flac.filesize - (wav.filesize ?? 0) });
+    return true;
+  });
 }

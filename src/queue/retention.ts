@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { QueueError } from './errors.js';
+import { readWaitingSpool } from './waiting-spool.js';
 
 /**
  * The spool holds the audio of queued recordings. A file may go once its recording
@@ -65,20 +66,15 @@ export interface SpoolUsage {
 
 /**
  * Files and bytes the queue holds in the spool: those of settled recordings (uploaded,
- * dropped, failed) from `recordings_spool` (covering), the waiting ones (the backlog,
- * never the history) from `recordings_due` and their rows.
+ * dropped, failed) from `recordings_spool` (covering; retention keeps them few), the
+ * waiting ones (the backlog) from their kept total (waiting-spool.ts): neither reads the history.
  */
 export function spoolUsage(q: Queue): SpoolUsage {
   return q.read(() => {
     const retired = q
       .stmt(`SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_spool WHERE spool_path IS NOT NULL AND ${SETTLED_SPOOL}`)
       .get() as SpoolUsage;
-    const others = q
-      .stmt(
-        `SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings INDEXED BY recordings_due ` +
-          `WHERE waiting = 1 AND audio_stage IN (1, 2)`,
-      )
-      .get() as SpoolUsage;
-    return { files: retired.files + others.files, bytes: retired.bytes + others.bytes };
+    const waiting = readWaitingSpool(q);
+    return { files: retired.files + waiting.files, bytes: retired.bytes + waiting.bytes };
   });
 }

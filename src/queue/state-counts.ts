@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { recountFirstWaiting } from './first-waiting.js';
+import { recountWaitingSpool, type SpoolTotal } from './waiting-spool.js';
 import { TABLE } from './rows.js';
 import { ITEM_STATES, type ItemKind, type ItemState, type StateCounts } from './types.js';
 
@@ -25,14 +26,27 @@ export type StateDeltas = Partial<Record<ItemState, number>>;
 /** The row a state is kept in: `sending` in `pending`'s. */
 const keptIn = (state: ItemState): ItemState => (state === 'sending' ? 'pending' : state);
 
-export function addToStateCounts(q: Queue, kind: ItemKind, deltas: StateDeltas): void {
+/**
+ * Moves the kept counts, and with `spool` the kept total of the waiting recordings' spool
+ * files (waiting-spool.ts, on the same `pending` row: one UPDATE of it for both).
+ */
+export function addToStateCounts(q: Queue, kind: ItemKind, deltas: StateDeltas, spool?: SpoolTotal): void {
   const folded: StateDeltas = {};
   for (const [state, delta] of Object.entries(deltas) as [ItemState, number][]) {
     folded[keptIn(state)] = (folded[keptIn(state)] ?? 0) + delta;
   }
+  const withSpool = spool != null && (spool.files !== 0 || spool.bytes !== 0);
+  if (withSpool) {
+    q.stmt(`UPDATE state_counts SET n = n + ?, spool_files = spool_files + ?, spool_bytes = spool_bytes + ? WHERE kind = ? AND state = 'pending'`).run(
+      folded.pending ?? 0,
+      spool.files,
+      spool.bytes,
+      kind,
+    );
+  }
   const update = q.stmt('UPDATE state_counts SET n = n + ? WHERE kind = ? AND state = ?');
   for (const [state, delta] of Object.entries(folded)) {
-    if (delta) update.run(delta, kind, state);
+    if (delta && !(withSpool && state === 'pending')) update.run(delta, kind, state);
   }
 }
 
@@ -49,7 +63,7 @@ export function readStateCounts(q: Queue, kind: ItemKind): StateCounts {
   return counts;
 }
 
-/** Counts the tables (a scan of the state index) and rewrites the kept counts and first waiting items. Returns whether they had drifted. */
+/** Counts the tables (a scan of the state index) and rewrites the kept counts, first waiting items and waiting spool total. Returns whether they had drifted. */
 export function recountStates(q: Queue): boolean {
   return q.write(() => {
     let drifted = false;
@@ -67,6 +81,7 @@ export function recountStates(q: Queue): boolean {
       }
       if (recountFirstWaiting(q, kind)) drifted = true;
     }
+    if (recountWaitingSpool(q)) drifted = true;
     return drifted;
   });
 }

@@ -5,6 +5,7 @@ import { formatItemId } from './item-id.js';
 import { TABLE, toItem, type ItemRow } from './rows.js';
 import { addToStateCounts, type StateDeltas } from './state-counts.js';
 import type { ItemKind, ItemOf, ItemState } from './types.js';
+import { spoolOf, type SpoolTotal } from './waiting-spool.js';
 
 /**
  * The item state machine, shared by recordings (soundscapes) and detections. It
@@ -105,6 +106,9 @@ const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
 };
 
 const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate']);
+/** The patch keys that change a recording's spool file (the kept total of the waiting ones, waiting-spool.ts). */
+const SPOOL_COLUMNS: readonly (keyof TransitionPatch)[] = ['spoolPath', 'filesize'];
+type SpoolRow = { spool_path: string | null; filesize: number | null };
 
 /** The end states: an item in one no longer waits (`waiting = 0`, out of the claim indexes). */
 const SETTLED: readonly ItemState[] = ['uploaded', 'failed', 'dropped'];
@@ -167,18 +171,31 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
     : `${froms.every((s) => !SETTLED.includes(s)) ? 'waiting = 1 AND ' : ''}state IN (${states})`;
   const sql = `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} WHERE ${select}${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
   const statement = q.stmt(sql);
+  // A patch of a recording's spool file: the kept total of the waiting ones needs the file it had.
+  const spoolBefore =
+    kind === 'recording' && SPOOL_COLUMNS.some((key) => options.patch?.[key] !== undefined)
+      ? q.stmt(`SELECT spool_path, filesize FROM recordings WHERE waiting = 1 AND ${select}${options.where ? ` AND (${options.where})` : ''}`)
+      : null;
   return q.write(() => {
+    const before = spoolBefore?.all(params) as SpoolRow[] | undefined;
     const rows = statement.all(params) as ItemRow[];
     if (rows.length > 0) {
       const deltas: StateDeltas = { [to]: rows.length };
       for (const row of rows) deltas[row.prev_state!] = (deltas[row.prev_state!] ?? 0) - 1;
-      addToStateCounts(q, kind, deltas);
+      addToStateCounts(q, kind, deltas, kind === 'recording' ? waitingSpoolChange(rows as (ItemRow & SpoolRow)[], before) : undefined);
       // The kept first waiting item (first-waiting.ts) moves only where waiting does.
       if (leaves) settledFirstWaiting(q, kind, rows.map((row) => row.id));
       else if (returns) requeuedFirstWaiting(q, kind, rows.map((row) => row.id));
     }
     return rows.map((row) => toItem(kind, row));
   });
+}
+
+/** The waiting recordings' spool files (waiting-spool.ts): what waits after, less what waited before (`before`: read ahead of a spool patch). */
+function waitingSpoolChange(rows: readonly (ItemRow & SpoolRow)[], before: readonly SpoolRow[] | undefined): SpoolTotal {
+  const after = spoolOf(rows.filter((row) => WAITING_STATES.includes(row.state)));
+  const was = spoolOf(before ?? rows.filter((row) => WAITING_STATES.includes(row.prev_state!)));
+  return { files: after.files - was.files, bytes: after.bytes - was.bytes };
 }
 
 export interface TransitionOptions {

@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { CONFIG_RANGES } from '../wire/types.js';
 import { parseTimeRange } from './time-range.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
+import { luxon } from '../system/luxon.js';
 
 /**
  * The configuration schema: the single source of truth that validates the config,
@@ -67,7 +67,7 @@ function withoutTrailingSlash(url: string): string {
 /** The zone the system runs in; the analyzer writes local times of this zone. */
 export function systemTimeZone(): string {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return zone && IANAZone.isValidZone(zone) ? zone : 'UTC';
+  return zone && luxon().IANAZone.isValidZone(zone) ? zone : 'UTC';
 }
 
 const LISTEN_ADDRESS = /^(?:(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/;
@@ -190,7 +190,7 @@ const stationSchema = z
       .meta({ examples: [13.4] }),
     timezone: z
       .string()
-      .refine((v) => IANAZone.isValidZone(v), { error: 'must be an IANA time zone name such as Europe/Berlin' })
+      .refine((v) => luxon().IANAZone.isValidZone(v), { error: 'must be an IANA time zone name such as Europe/Berlin' })
       .default(systemTimeZone)
       .describe(
         'IANA time zone of the analyzer\'s local timestamps: recording times without an offset are read in this zone, and timestamps are sent with its offset.',

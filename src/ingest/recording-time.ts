@@ -21,7 +21,8 @@
  * Instants are plain `Date`s; the zone matters only for reading naive times and for
  * `formatServiceTimestamp`, which writes the station's offset at that instant.
  */
-import { DateTime, Info, type Zone } from 'luxon';
+import type { DateTime, Zone } from 'luxon';
+import { luxon } from '../system/luxon.js';
 import { timeImplausibility } from '../system/plausible-time.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
@@ -50,7 +51,7 @@ const SERVICE_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
 
 /** An IANA zone (`Europe/Berlin`), `UTC` or a fixed offset luxon understands (`UTC+2`). */
 function zoneOf(zone: string): Zone {
-  const z = Info.normalizeZone(zone);
+  const z = luxon().Info.normalizeZone(zone);
   if (!z.isValid) throw new RangeError(`unknown time zone "${zone}" (expected an IANA name such as "Europe/Berlin")`);
   return z;
 }
@@ -264,7 +265,7 @@ export function resolveRecordingStart(input: ResolveRecordingStartInput): Record
   zoneOf(zone);
   const found = ((): { start: Date; source: RecordingStartSource } | undefined => {
     if (input.sidecarStart) {
-      const start = DateTime.fromISO(input.sidecarStart, { setZone: true });
+      const start = luxon().DateTime.fromISO(input.sidecarStart, { setZone: true });
       if (start.isValid) return { start: start.toJSDate(), source: 'sidecar' };
     }
     const names = typeof input.fileName === 'string' ? [input.fileName] : input.fileName;
@@ -290,7 +291,7 @@ export function formatServiceTimestamp(date: Date | DateTime, zone: string): str
   const year = new Date(ms).getUTCFullYear();
   // Outside four-digit years the plain ISO shape below does not hold: luxon writes those.
   if (!Number.isFinite(ms) || year < 100 || year > 9998) {
-    const dt = date instanceof Date ? DateTime.fromJSDate(date) : date;
+    const dt = date instanceof Date ? luxon().DateTime.fromJSDate(date) : date;
     return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
   }
   const offset = offsetAt(zone, ms);

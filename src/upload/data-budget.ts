@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { luxon } from '../system/luxon.js';
 
 /**
  * The daily data budget of audio uploads (`upload.audioBytesPerDay`): the bytes of
@@ -114,11 +114,12 @@ export class DailyBudget {
 
 /** The calendar day (`YYYY-MM-DD`) in `zone` of an instant (ms, or an ISO time as the queue stores it); '' for an invalid one. */
 export function localDay(at: number | string, zone: string): string {
+  const { DateTime } = luxon();
   const dt = typeof at === 'number' ? DateTime.fromMillis(at, { zone }) : DateTime.fromISO(at, { zone });
   return dt.toISODate() ?? '';
 }
 
 /** The local midnight that ends `day` (`YYYY-MM-DD`). */
 export function dayAfter(day: string, zone: string): number {
-  return DateTime.fromISO(day, { zone }).plus({ days: 1 }).toMillis();
+  return luxon().DateTime.fromISO(day, { zone }).plus({ days: 1 }).toMillis();
 }

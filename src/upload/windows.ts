@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { luxon } from '../system/luxon.js';
 import { parseTimeRange, type TimeRange } from '../config/time-range.js';
 
 export { parseTimeRange, type TimeRange };
@@ -44,7 +44,7 @@ export class UploadWindows {
 
   isOpen(at: number): boolean {
     if (!this.restricted) return true;
-    const local = DateTime.fromMillis(at, { zone: this.zone });
+    const local = luxon().DateTime.fromMillis(at, { zone: this.zone });
     const minute = local.hour * 60 + local.minute;
     return this.ranges.some((r) => contains(r, minute));
   }
@@ -61,7 +61,7 @@ export class UploadWindows {
    * three days of candidates always hold a flip unless the ranges cover the whole day.
    */
   private nextChange(at: number, open: boolean): number | null {
-    const today = DateTime.fromMillis(at, { zone: this.zone }).startOf('day');
+    const today = luxon().DateTime.fromMillis(at, { zone: this.zone }).startOf('day');
     const candidates: number[] = [];
     for (let day = 0; day <= 3; day++) {
       const date = today.plus({ days: day });

@@ -136,7 +136,7 @@ describe('lazy loading', () => {
     expect(readTrace(trace, { except: pid }).own.has('config/validate-child.js')).toBe(true);
   });
 
-  it('an idle daemon without a webhook, MQTT or metrics loads no alerts, MQTT client, metrics server, FLAC encoder or zod, even on its first start', async () => {
+  it('an idle daemon without a webhook, MQTT, metrics or upload windows loads no alerts, MQTT client, metrics server, FLAC encoder, zod or luxon, even on its first start', async () => {
     // A config no earlier load has cached: the daemon validates it in a child process
     // (config/validate-apart.ts) and never loads zod or the schema itself.
     // The data folder exists, as systemd's StateDirectory= makes it, so the cache can be written.
@@ -167,7 +167,8 @@ describe('lazy loading', () => {
     }
     const loaded = readTrace(trace, { pid: child.pid });
     expect(loaded.own.has('daemon/index.js')).toBe(true);
-    for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod']) expect(loaded.packages.has(pkg), pkg).toBe(false);
+    // luxon only where a time is read or written in a zone (system/luxon.ts): a recording, a window, a budget.
+    for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod', 'luxon']) expect(loaded.packages.has(pkg), pkg).toBe(false);
     expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/|config\/(validate|schema|schema-keys)\.js$)/.test(f))).toEqual([]);
     // Of the CLI, only `run`'s own definition: no other command's module graph lives in the daemon.
     expect([...loaded.own].filter((f) => /^cli\//.test(f) && !/^cli\/(main|program|exit-codes|format\/json|commands\/(index|run|support\/options))\.js$/.test(f))).toEqual([]);

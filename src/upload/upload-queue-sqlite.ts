@@ -17,11 +17,14 @@ import type { UploadQueue } from './upload-queue.js';
 
 /** The uploader's view of the SQLite queue: each call is one queue operation (a savepoint inside a group commit). */
 export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQueue {
+  // A transaction function called inside a transaction is a savepoint (better-sqlite3). One,
+  // made once and given the write to run: `db.transaction(fn)` builds five wrappers per call,
+  // and a pass runs one savepoint per outcome and one for its claims.
+  const inSavepoint = q.db.transaction((write: () => unknown) => write());
   return {
     // Durable before the requests it claims go out: never a savepoint of another transaction.
     commit: (fn, options) => OuterTransaction.run(q, 'a group commit', fn, options),
-    // A transaction function called inside a transaction is a savepoint (better-sqlite3).
-    savepoint: (fn) => q.write(fn),
+    savepoint: <T>(fn: () => T) => inSavepoint.immediate(fn) as T,
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
     wavRecordingsDue: (args) => wavRecordingsDue(q, args),

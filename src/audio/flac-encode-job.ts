@@ -153,7 +153,7 @@ async function encodeOpened(
   const bitsPerSample = flacBitsFor(info);
   const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
 
-  const sink = job.dest === undefined ? memorySink() : await fileSink(job.dest);
+  const sink = job.dest === undefined ? memorySink(flacSizeEstimate(frames, info.channels, bitsPerSample)) : await fileSink(job.dest);
   let encoder: FlacStreamEncoder | undefined;
   let done = false;
   try {
@@ -270,26 +270,31 @@ let spareStaging: Buffer | undefined;
 const MAX_SPARE_STAGING_BYTES = 2 * 1024 * 1024;
 
 /**
- * libFLAC's frames copied into one buffer kept between recordings (growing by doubling
- * until it holds a recording's FLAC), then, at the end, once more into a buffer of the
- * FLAC's exact size, which is returned. A recording then leaves one dead buffer behind
- * (its FLAC, once sent), the smallest possible: the collector frees such buffers only
- * when the JavaScript heap needs a collection, and with the encoder allocating little
- * else, every byte more per recording stays resident until then: a buffer sized for the
- * WAV and written in place, without this last copy (0.8 MB, tens of microseconds), kept
- * some 30 MB more resident over the bench's burst of 60 recordings.
+ * libFLAC's frames copied into one buffer kept between recordings, then, at the end, once
+ * more into a buffer of the FLAC's exact size, which is returned. A recording then leaves
+ * one dead buffer behind (its FLAC, once sent), the smallest possible: the collector frees
+ * such buffers only when the JavaScript heap needs a collection, and with the encoder
+ * allocating little else, every byte more per recording stays resident until then: a
+ * buffer sized for the WAV and written in place, without this last copy (0.8 MB, tens of
+ * microseconds), kept some 30 MB more resident over the bench's burst of 60 recordings.
+ *
+ * The staging buffer starts as the one kept (or the FLAC's {@link flacSizeEstimate}, at
+ * most {@link MAX_SPARE_STAGING_BYTES}) and grows at most once in practice, straight to the
+ * estimate; a buffer larger than that bound is not kept, and the one kept before stays.
  */
-function memorySink(): FlacSink {
-  let staging = spareStaging ?? Buffer.allocUnsafeSlow(256 * 1024);
+function memorySink(estimate: number): FlacSink {
+  const spare = spareStaging;
   spareStaging = undefined;
+  let staging = spare ?? Buffer.allocUnsafeSlow(Math.min(estimate, MAX_SPARE_STAGING_BYTES));
   let used = 0;
   const keep = () => {
-    if (staging.length <= MAX_SPARE_STAGING_BYTES && (spareStaging === undefined || spareStaging.length < staging.length)) spareStaging = staging;
+    const kept = staging.length <= MAX_SPARE_STAGING_BYTES ? staging : spare;
+    if (kept && (spareStaging === undefined || spareStaging.length < kept.length)) spareStaging = kept;
   };
   return {
     take(bytes) {
       if (used + bytes.byteLength > staging.length) {
-        const grown = Buffer.allocUnsafeSlow(Math.max(staging.length * 2, used + bytes.byteLength));
+        const grown = Buffer.allocUnsafeSlow(Math.max(estimate, staging.length * 2, used + bytes.byteLength));
         staging.copy(grown, 0, 0, used);
         staging = grown;
       }
@@ -310,6 +315,18 @@ function memorySink(): FlacSink {
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * What a FLAC of these samples takes at most in practice: the samples at the FLAC's bit
+ * depth plus a frame's header, CRC and subframe headers per block (libFLAC's smallest
+ * block at any level is 1152 samples), which is what libFLAC's verbatim frames, its
+ * fallback for audio it cannot compress, come to.
+ */
+function flacSizeEstimate(frames: number, channels: number, bitsPerSample: number): number {
+  const FRAME_OVERHEAD = 18; // frame header (at most 16 bytes) and CRC-16
+  const blocks = Math.ceil(frames / 1152);
+  return STREAMINFO_OFFSET + STREAMINFO_BYTES + Math.ceil((frames * channels * bitsPerSample) / 8) + blocks * (FRAME_OVERHEAD + 2 * channels);
 }
 
 /** Writes the final STREAMINFO over the first one of a FLAC held in memory (see {@link rewriteStreamInfo}). */

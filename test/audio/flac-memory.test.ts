@@ -91,6 +91,34 @@ describe.each(engines)('encodeToMemory with $name', ({ options }) => {
   });
 });
 
+describe('the in-memory FLAC buffer, kept between recordings', () => {
+  it('gives the bytes of a file encode for a FLAC larger than the buffer kept, and for the recordings before and after it', async () => {
+    // White noise does not compress: its FLAC (about 3 MB) outgrows the 2 MiB buffer the
+    // encoder keeps, and the small recordings around it start from the buffer kept.
+    let state = 12345;
+    const noise = Array.from({ length: 1_500_000 }, () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return (state >>> 16) - 32768;
+    });
+    const big = path.join(tmp.dir, 'noise.wav');
+    writeWav(big, { samples: noise });
+    const small = path.join(tmp.dir, 'small.wav');
+    writeWav(small, { frames: 20_000 });
+    const encoder = createFlacEncoder(addon ? { engine: 'native' } : { engine: 'wasm' });
+    try {
+      for (const [i, wav] of [small, big, small, big].entries()) {
+        const memory = await encoder.encodeToMemory(wav);
+        const file = path.join(tmp.dir, `kept-${i}.flac`);
+        await encoder.encode(wav, file);
+        expect(Buffer.compare(memory.data, readFileSync(file))).toBe(0);
+        if (wav === big) expect(memory.bytes).toBeGreaterThan(2 * 1024 * 1024);
+      }
+    } finally {
+      await encoder.close();
+    }
+  });
+});
+
 describe.skipIf(!flacVersion || !scratch)('the flac program without a RAM folder', () => {
   it('leaves memory jobs to libflacjs, which writes nothing either', async () => {
     const dir = mkdtempSync(path.join(tmp.dir, 'no-scratch-'));

@@ -140,7 +140,12 @@ export async function spoolAudio(ctx: IngestContext, audio: ValidAudio, alreadyS
     await rename(audio.path, dest);
     return dest;
   }
-  const free = await ctx.spool.freeBytes().catch(() => Number.POSITIVE_INFINITY);
+  let free = Number.POSITIVE_INFINITY;
+  try {
+    free = ctx.spool.freeBytes();
+  } catch {
+    // Not measurable: taken as room, as the disk monitor decides the low state too.
+  }
   if (isDiskLow(free, ctx.minFreeMb)) {
     if (alreadySpooled) await rm(audio.path, { force: true });
     return null;

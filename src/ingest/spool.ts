@@ -2,7 +2,7 @@ import { linkSync, lstatSync, unlinkSync } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StationAgentError } from '../errors.js';
-import { diskFree } from '../system/disk.js';
+import { diskFree, diskFreeSync } from '../system/disk.js';
 import type { ReadableFile } from '../system/regular-file.js';
 
 /**
@@ -121,10 +121,11 @@ export class Spool {
   async tryLink(source: string, dest: string, handle: ReadableFile): Promise<boolean> {
     // Synchronous calls: a link is a change to two folders' entries, no data written and
     // nothing waited for (no fsync); through the thread pool each call would cost several
-    // times its own CPU (see ReadableFile in system/regular-file.ts).
-    removeName(dest);
+    // times its own CPU (see ReadableFile in system/regular-file.ts). The link is tried
+    // first: a name left there (a crash between a link and its commit) is rare, and an
+    // unlink of a name that is not there costs a system call and an error object.
     try {
-      linkSync(source, dest);
+      linkOver(source, dest);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
@@ -172,9 +173,9 @@ export class Spool {
     await rm(file, { force: true });
   }
 
-  /** Free bytes on the spool's filesystem. */
-  async freeBytes(): Promise<number> {
-    return (await diskFree(this.dir)).freeBytes;
+  /** Free bytes on the spool's filesystem (asked once per recording: a synchronous statfs, see diskFreeSync). */
+  freeBytes(): number {
+    return diskFreeSync(this.dir).freeBytes;
   }
 
   private wrap(err: unknown, source: string): Error {
@@ -183,6 +184,17 @@ export class Spool {
       return new DiskFullError(`no space left in the spool ${this.dir} for ${source}`, { cause: err });
     }
     return err as Error;
+  }
+}
+
+/** Hard-links `source` as `dest`, replacing a name already there. */
+function linkOver(source: string, dest: string): void {
+  try {
+    linkSync(source, dest);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    removeName(dest);
+    linkSync(source, dest);
   }
 }
 

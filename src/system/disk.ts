@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -17,6 +18,17 @@ const MIB = 1024 * 1024;
 /** Space on the file system holding `dir` (which must exist). */
 export async function diskFree(dir: string): Promise<DiskSpace> {
   const s = await statfs(dir);
+  return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+}
+
+/**
+ * `diskFree` as one synchronous call, for ingest's once-per-recording check of the spool's
+ * card: a statfs of a local file system answers from the kernel's counters, and through
+ * libuv's thread pool it costs several times the call (a request, a thread woken, a
+ * completion and a promise). Not for a folder that may be on a network mount.
+ */
+export function diskFreeSync(dir: string): DiskSpace {
+  const s = statfsSync(dir);
   return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NEAR_SPOOL_NAME, Spool } from '../../src/ingest/spool.js';
@@ -45,6 +45,32 @@ describe('Spool', () => {
     } finally {
       await handle.close();
     }
+  });
+
+  it('replaces a name left in the spool (a crash between a link and its commit) by the file it opened', async () => {
+    const spool = new Spool(path.join(dir, 'data'));
+    await spool.init();
+    const dest = spool.pathFor('a.wav');
+    writeFileSync(dest, 'left by a crash');
+    const source = path.join(dir, 'a.wav');
+    writeFileSync(source, 'audio');
+    const handle = await openRegularFile(source);
+    try {
+      expect(await spool.take(source, 'a.wav', handle)).toEqual({ how: 'link', path: dest });
+      expect(statSync(dest).ino).toBe(statSync(source).ino);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('measures the free space of its card', async () => {
+    const spool = new Spool(path.join(dir, 'data'));
+    await spool.init();
+    const free = spool.freeBytes();
+    const st = statfsSync(path.join(dir, 'data'));
+    // The same file system, measured a moment apart by one call each.
+    expect(free).toBeGreaterThan(0);
+    expect(Math.abs(free - st.bavail * st.bsize)).toBeLessThan(64 * 1024 * 1024);
   });
 
   describe('input.ramDiskAudio keep: the near spool on the analyzer\'s file system', () => {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import type { Agent as UndiciAgent } from 'undici';
 
@@ -24,4 +24,24 @@ const require = createRequire(import.meta.url);
  * also runs in Liftoff, at about half speed (616 against 1,102 x real time here).
  */
 setFlagsFromString('--liftoff-only');
+/*
+ * HTTP/2 stays unloaded. undici's client requires its HTTP/2 half (`client-h2.js`) as it
+ * loads, and that requires `node:http2`, which brings `node:tls` and `node:crypto`: some
+ * 1.5 MB of resident memory and 4 ms of CPU at every start here (more on a Pi), for a
+ * protocol undici speaks only when a dispatcher sets `allowH2` and TLS negotiates it. No
+ * dispatcher of the agent sets it: the service is spoken to in HTTP/1.1. The module's
+ * entry is filled first with a stand-in that refuses, so the client finds it loaded;
+ * should anything load undici's HTTP/2 half before this module, that one stays.
+ */
+const clientH2 = require.resolve('undici/lib/dispatcher/client-h2.js');
+if (!require.cache[clientH2]) {
+  const standIn = new Module(clientH2);
+  standIn.filename = clientH2;
+  standIn.loaded = true;
+  standIn.exports = function connectH2(): never {
+    throw new Error('HTTP/2 is not loaded in station-agent: its dispatchers speak HTTP/1.1 (allowH2 unset)');
+  };
+  require.cache[clientH2] = standIn;
+}
+
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;

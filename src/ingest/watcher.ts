@@ -86,10 +86,14 @@ interface Pending<T> {
 interface Folder {
   watch: FSWatcher;
   ino: number;
+  /** The last full look at its entries, for a rescan to skip a folder whose names did not change (null: none yet). */
+  looked: { mtimeMs: number; ctimeMs: number; at: number; epoch: number; subfolders: string[] } | null;
 }
 
 const MAX_PENDING = 1_000;
 const MAX_DEPTH = 8;
+/** A rescan looks at every file of a folder at least this often, changed or not. */
+const FULL_LOOK_MS = 3_600_000;
 /** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
 const MAX_REPORTED_SKIPS = 1_000;
 
@@ -110,6 +114,8 @@ export class InputWatcher<T = true> {
   private overflowed = false;
   /** The inotify limit was said once. */
   private saidWatchLimit = false;
+  /** Counts the times files were left out: a folder looked at before the last one is looked at again. */
+  private overflowEpoch = 0;
 
   constructor(private readonly opts: WatcherOptions<T>) {}
 
@@ -157,7 +163,7 @@ export class InputWatcher<T = true> {
     if (this.rescanning) return this.rescanning;
     // Whatever overflows from here on is seen by this walk or sets the flag again.
     this.overflowed = false;
-    this.rescanning = this.walk(this.opts.dir, 0)
+    this.rescanning = this.walk(this.opts.dir, 0, true)
       .catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))))
       .finally(() => {
         this.rescanning = null;
@@ -192,25 +198,27 @@ export class InputWatcher<T = true> {
 
   /**
    * Watches `dir` (a folder below `dir` found by a walk or an event, or `dir` itself) unless
-   * it is watched already. A folder that cannot be watched (gone, unreadable, the inotify
-   * limit) is left to the rescans.
+   * it is watched already; returns its stat and its watch (none where it cannot be watched:
+   * the inotify limit; it is left to the rescans), or null when it is gone or unreadable.
    */
-  private watchFolder(dir: string, depth: number): void {
-    if (this.closed) return;
-    let ino: number;
+  private watchFolder(dir: string, depth: number): { st: Stats; folder: Folder | undefined } | null {
+    if (this.closed) return null;
+    let st: Stats;
     try {
-      ino = statSync(dir).ino;
+      st = statSync(dir);
     } catch {
-      return;
+      return null;
     }
     const known = this.folders.get(dir);
-    if (known?.ino === ino) return;
+    if (known?.ino === st.ino) return { st, folder: known };
     if (known) this.unwatchFolder(dir);
     try {
       const w = watch(dir, { persistent: true }, (event, name) => this.folderEvent(dir, depth, event, name));
       // A folder removed or made unreadable: dropped; the parent's event or a rescan watches it again.
       w.on('error', () => this.unwatchFolder(dir));
-      this.folders.set(dir, { watch: w, ino });
+      const folder: Folder = { watch: w, ino: st.ino, looked: null };
+      this.folders.set(dir, folder);
+      return { st, folder };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOSPC' && !this.saidWatchLimit) {
@@ -219,7 +227,8 @@ export class InputWatcher<T = true> {
           new Error(`cannot watch ${dir}: the system's limit of inotify watches is reached (fs.inotify.max_user_watches); new files there are found by the periodic rescan only`),
         );
       }
-      // ENOENT, ENOTDIR, EACCES: gone or unreadable; the next rescan tries again.
+      // ENOENT, ENOTDIR, EACCES: gone or unreadable; the listing says so, the next rescan tries again.
+      return { st, folder: undefined };
     }
   }
 
@@ -299,6 +308,7 @@ export class InputWatcher<T = true> {
         // A backlog of thousands of files found at once: follow a bounded number, and
         // let a rescan bring the rest in as these are done (memory stays flat on a Pi).
         this.overflowed = true;
+        this.overflowEpoch++;
         return;
       }
       this.opts.onAppear?.(file, what);
@@ -378,10 +388,34 @@ export class InputWatcher<T = true> {
   /**
    * Watches `dir` and lists it: relevant files not followed yet are looked at (one
    * synchronous lstat each, in the inode cache), folders are walked in turn.
+   *
+   * A periodic rescan (`rescan`) skips the files of a folder that is watched and whose
+   * names have not changed since its last full look (the same mtime and ctime: a name
+   * made, removed or renamed changes both), unless files were left out since (the bound)
+   * or that look is an hour old: every file there was looked at then, and a change to one
+   * since came as an event. With `input.afterUpload: keep`, a folder of 5,000 files cost
+   * 31 ms of CPU at each rescan; unchanged, it costs one stat. Its folders are still walked.
    */
-  private async walk(dir: string, depth: number): Promise<void> {
+  private async walk(dir: string, depth: number, rescan = false): Promise<void> {
     if (this.closed || depth > (this.opts.depth ?? MAX_DEPTH)) return;
-    this.watchFolder(dir, depth);
+    const watched = this.watchFolder(dir, depth);
+    if (!watched) return; // vanished or unreadable folder: the next rescan tries again
+    const { st, folder } = watched;
+    const looked = folder?.looked;
+    const now = Date.now();
+    if (
+      rescan &&
+      looked &&
+      looked.mtimeMs === st.mtimeMs &&
+      looked.ctimeMs === st.ctimeMs &&
+      looked.epoch === this.overflowEpoch &&
+      now - looked.at < FULL_LOOK_MS
+    ) {
+      for (const name of looked.subfolders) await this.walk(path.join(dir, name), depth + 1, true);
+      return;
+    }
+    const epoch = this.overflowEpoch;
+    const subfolders: string[] = [];
     let handle;
     try {
       handle = await opendir(dir);
@@ -397,29 +431,32 @@ export class InputWatcher<T = true> {
       const full = path.join(dir, entry.name);
       // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
-        await this.walk(full, depth + 1);
+        subfolders.push(entry.name);
+        await this.walk(full, depth + 1, rescan);
       } else if (this.pending.has(full)) {
         continue;
       } else if ((what = this.opts.classify(full)) !== undefined) {
-        let st: Stats;
+        let fst: Stats;
         try {
-          st = lstatSync(full);
+          fst = lstatSync(full);
         } catch {
           this.reportUndecodableName(full);
           continue;
         }
-        if (!this.skipSpecial(full, st)) this.seen(full, st, what);
+        if (!this.skipSpecial(full, fst)) this.seen(full, fst, what);
       } else if (entry.isSymbolicLink()) {
         // A link with any name (a folder link, a loop) is said once, so the operator knows it is not followed.
-        let st: Stats;
+        let fst: Stats;
         try {
-          st = lstatSync(full);
+          fst = lstatSync(full);
         } catch {
           continue;
         }
-        this.skipSpecial(full, st);
+        this.skipSpecial(full, fst);
       }
     }
+    // The stat was taken before the listing: a name made during it makes the next rescan look again.
+    if (folder && this.folders.get(dir) === folder) folder.looked = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, at: now, epoch, subfolders };
   }
 }
 

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
+import { enqueueRecording } from '../../src/queue/index.js';
 import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
 import { html, startServer, startSilentTcp } from '../api/test-server.js';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { trickleForTest } from '../helpers/trickle-server.js';
-import { fail, openTestQueue, seed, setMeta, upload } from './seed.js';
+import { detection, fail, openTestQueue, seed, setMeta, upload } from './seed.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 import { startAgentProcess } from '../reliability/support/agent-process.js';
@@ -264,6 +265,25 @@ describe('station-agent status', () => {
     expect(json.queue.exists).toBe(false);
     expect(json.queue.detections.pending).toBe(0);
     expect(existsSync(fresh)).toBe(false);
+  });
+
+  it('names as the oldest waiting item the first one queued, and an old item again once `queue retry` sends it back', async () => {
+    const own = path.join(tmp.dir, 'oldest-data');
+    const env = { STATION_AGENT_DATA_DIR: own };
+    const at = Date.parse('2025-05-01T04:00:00Z');
+    const q = openTestQueue(own);
+    enqueueRecording(q, { recording: null, detections: [detection(1, 0)] }, { now: at });
+    enqueueRecording(q, { recording: null, detections: [detection(2, 0)] }, { now: at + 60_000 });
+    // Queued later by a clock that was behind (a boot before NTP): it has not waited longest.
+    enqueueRecording(q, { recording: null, detections: [detection(3, 0)] }, { now: at - 30 * 86_400_000 });
+    fail(q, 'detection', 1);
+    q.close();
+
+    const oldest = async () =>
+      parseJson<{ queue: { oldestPendingAt: string | null } }>(await runCli(['status', '--json', '--offline', '--config', config], { env })).queue.oldestPendingAt;
+    expect(await oldest()).toBe('2025-05-01T04:01:00.000Z');
+    expect((await runCli(['queue', 'retry', 'd1', '--config', config], { env })).code).toBe(0);
+    expect(await oldest()).toBe('2025-05-01T04:00:00.000Z');
   });
 
   it('names the result files nothing was queued from, with why (a result without any recording start)', async () => {

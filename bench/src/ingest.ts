@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { ingestPaths } from '../../src/ingest/backfill.js';
 import { openQueue } from '../../src/queue/index.js';
 import { writeAgentConfig } from './agent-config.js';
+import { runIngestWatch } from './ingest-watch.js';
 import { runLargeResult } from './large-result.js';
 import { fsyncTime } from './machine.js';
 import type { BenchOptions } from './options.js';
@@ -62,7 +63,7 @@ export async function runIngest(options: BenchOptions, dir: string, log: (line: 
         },
       }),
     ];
-    return [...many, ...(await runLargeResult(options, dir, log))];
+    return [...many, ...(await runLargeResult(options, dir, log)), ...(await runIngestWatch(options, dir, log))];
   } finally {
     queue.close();
   }

@@ -79,6 +79,7 @@ describe('npm run bench (tiny sizes)', () => {
       'memory.drainPeak',
       'ingest.detectionsPerSec',
       'ingest.largeTable.peakRssMb',
+      'ingest.pathCpuKeptRatio',
       'latency.p95',
       'cpu.agentVsBaseline',
       'memory.idleVsBare',
@@ -108,6 +109,7 @@ describe('npm run bench (tiny sizes)', () => {
       expect(byId.get('drain.queueBytesPerItem')!.value).toBeGreaterThan(0);
     }
     expect(byId.get('latency.p50')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
+    expect(byId.get('ingest.pathCpuKept')!.detail).toMatchObject({ recordings: 2, stableMs: 100 });
     // The agent and the analyzerpi uploader (Python) side by side, each from its own cgroup.
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
     // The counted run is a restart: the first start (queue created, config validated in a child) is measured apart.

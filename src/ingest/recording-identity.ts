@@ -57,9 +57,13 @@ export async function identifyRecording(ctx: IngestContext, input: IdentityInput
   if (!start) return undefined;
   const named = start.source === 'filename' || names.some((n) => recordingStartFromName(n, ctx.zone) !== undefined);
   const baseName = path.basename(input.audioPath ?? opened.audioFileName ?? input.what.baseName);
-  const content = audio ? `audio:${await audio.contentKey()}` : `result:${await opened.contentKey()}`;
   // A start from the modification time changes with every copy: the content alone is the identity.
-  const sourceKey = named ? `${baseName}|${start.start.toISOString()}` : start.source === 'mtime' ? content : `${content}|${start.start.toISOString()}`;
+  // The content is read and hashed (64 KiB) only where the name gives no identity.
+  let sourceKey = `${baseName}|${start.start.toISOString()}`;
+  if (!named) {
+    const content = audio ? `audio:${await audio.contentKey()}` : `result:${await opened.contentKey()}`;
+    sourceKey = start.source === 'mtime' ? content : `${content}|${start.start.toISOString()}`;
+  }
   if (!start.implausible) return { start, sourceKey, holdReason: null };
   return {
     start,

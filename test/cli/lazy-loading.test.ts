@@ -20,6 +20,8 @@ interface Loaded {
   packages: Set<string>;
   /** The agent's own modules, relative to dist/. */
   own: Set<string>;
+  /** Node's modules (`node:http2`), whoever loaded them. */
+  builtins: Set<string>;
 }
 
 /** What the trace holds (lines of `<pid> <url>`), of process `pid` only when given, else of every other process when `except` is given. */
@@ -27,18 +29,20 @@ function readTrace(file: string, only: { pid?: number; except?: number } = {}): 
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   const packages = new Set<string>();
   const own = new Set<string>();
+  const builtins = new Set<string>();
   const dist = `${path.join(REPO_ROOT, 'dist')}/`;
   for (const line of lines) {
     const [pid, url] = line.split(' ', 2) as [string, string];
     if (only.pid !== undefined && Number(pid) !== only.pid) continue;
     if (only.except !== undefined && Number(pid) === only.except) continue;
+    if (url.startsWith('node:')) builtins.add(url);
     if (!url.startsWith('file:')) continue;
     const file = decodeURIComponent(new URL(url).pathname);
     const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
     if (pkg) packages.add(pkg[1]);
     else if (file.startsWith(dist)) own.add(file.slice(dist.length));
   }
-  return { packages, own };
+  return { packages, own, builtins };
 }
 
 function traceEnv(file: string): Record<string, string> {
@@ -170,6 +174,9 @@ describe('lazy loading', () => {
     // luxon only where a time is read or written in a zone (system/luxon.ts): a recording, a window, a budget.
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod', 'luxon']) expect(loaded.packages.has(pkg), pkg).toBe(false);
     expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/|config\/(validate|schema|schema-keys)\.js$)/.test(f))).toEqual([]);
+    // undici's HTTP/2 half (api/undici-agent.ts): the agent speaks HTTP/1.1 only.
+    expect(loaded.builtins.has('node:http2'), 'node:http2').toBe(false);
+    expect(loaded.builtins.has('node:net'), 'the trace sees Node modules').toBe(true);
     // Of the CLI, only `run`'s own definition: no other command's module graph lives in the daemon.
     expect([...loaded.own].filter((f) => /^cli\//.test(f) && !/^cli\/(main|program|exit-codes|format\/json|commands\/(index|run|support\/options))\.js$/.test(f))).toEqual([]);
     // The validation happened, in the child, and its result is cached for the next start.

@@ -18,3 +18,10 @@ Module._resolveFilename = function (...args) {
   if (file && path.isAbsolute(resolved)) appendFileSync(file, `${process.pid} ${pathToFileURL(resolved).href}\n`);
   return resolved;
 };
+// Node's own modules do not pass through _resolveFilename when named `node:...`: noted
+// here, as the ES loader names them (`node:http2`).
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (file && typeof request === 'string' && Module.isBuiltin(request)) appendFileSync(file, `${process.pid} node:${request.replace(/^node:/, '')}\n`);
+  return load.call(this, request, ...rest);
+};

@@ -25,6 +25,24 @@ describe('metrics of a running daemon', () => {
     throw new Error(`the daemon logged no metrics endpoint:\n${w.logLines.join('\n')}`);
   }
 
+  /**
+   * Waits until the whole sample folder is uploaded. A drained queue alone is not enough:
+   * the watcher may not have queued the last files yet when the first are uploaded (a
+   * loaded machine delays its events), and the queue is briefly empty in between.
+   */
+  async function waitAllUploaded(w: AgentWorld, expected: { detections: number; soundscapes: number }) {
+    await until(
+      'the sample folder uploaded',
+      () => {
+        const c = w.counts();
+        return c.detections.uploaded === expected.detections && c.recordings.uploaded === expected.soundscapes ? true : undefined;
+      },
+      30_000,
+      () => JSON.stringify(w.counts()),
+    );
+    return w.waitDrained(30_000);
+  }
+
   it('counts what the uploader did, shows the drained queue and is ready; stop closes the endpoint', async () => {
     world = await createAgentWorld({
       config: {
@@ -39,7 +57,7 @@ describe('metrics of a running daemon', () => {
     const plan = planSamples({ zone: 'UTC' });
     const expected = expectedAtService(plan, DEMO_MIN_CONFIDENCE);
     await writeSampleFolder(world.inputDir, plan);
-    await world.waitDrained(30_000);
+    await waitAllUploaded(world, expected);
 
     const res = await fetch(`${url}/metrics`);
     expect(res.status).toBe(200);
@@ -63,7 +81,7 @@ describe('metrics of a running daemon', () => {
 
     await world.stopAgent();
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
-  });
+  }, 60_000);
 
   it('is not ready once the service rejects the token', async () => {
     // The service has no station with this token: every station request is refused (403).
@@ -113,11 +131,14 @@ describe('metrics of a running daemon', () => {
       const errors = world.logLines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level >= 50);
       expect(errors.map((e) => e.msg)).toEqual([expect.stringMatching(new RegExp(`^metrics endpoint not started: cannot serve metrics on metrics\\.listen 127\\.0\\.0\\.1:${port}: `))]);
       // Uploads go on.
-      await writeSampleFolder(world.inputDir, planSamples({ zone: 'UTC' }));
-      const counts = await world.waitDrained(30_000);
-      expect(counts.detections.uploaded).toBe(15);
+      const plan = planSamples({ zone: 'UTC' });
+      const expected = expectedAtService(plan, DEMO_MIN_CONFIDENCE);
+      await writeSampleFolder(world.inputDir, plan);
+      const counts = await waitAllUploaded(world, expected);
+      expect(counts.detections).toMatchObject({ uploaded: expected.detections, failed: 0 });
+      expect(counts.recordings.uploaded).toBe(expected.soundscapes);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
-  });
+  }, 60_000);
 });

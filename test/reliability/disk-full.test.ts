@@ -7,8 +7,8 @@ import type { RunningEmulator } from '@station-agent/emulator';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
 import { RUNTIME_META_KEY, parseRuntimeSnapshot, type RuntimeSnapshot } from '../../src/status/runtime.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
-import { buildCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/paths.js';
+import { AGENT_NODE, buildCli } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { buildWav } from '../helpers/wav-writer.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
 import { planBacklog, SAMPLE_RATE, sidecar, startDaysAgo, writeAtomically, writeBacklog, type ExpectedRecording } from './support/backlog.js';
@@ -149,14 +149,22 @@ function wrapper(tmpfsKb: number, ballastKb: number, runs: number): string {
   ].join('\n');
 }
 
-/** The agent's pid: the wrapper shell's child (unshare execs the shell, without forking). */
-function agentPid(shellPid: number): number | undefined {
+/** The wrapper shell's children (unshare execs the shell, without forking). */
+function shellChildren(shellPid: number): number[] {
   try {
-    const pid = Number(readFileSync(`/proc/${shellPid}/task/${shellPid}/children`, 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    return readFileSync(`/proc/${shellPid}/task/${shellPid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid) && pid > 0);
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+/** The agent's pid: the wrapper shell's child. */
+function agentPid(shellPid: number): number | undefined {
+  return shellChildren(shellPid)[0];
 }
 
 /** A station whose dataDir is a small tmpfs: the service in-process, the agent as a process. */
@@ -207,35 +215,48 @@ async function smallDiskStation(
   const agent = startAgentProcess(configPath, {
     wrap: (cli) => ({ command: 'unshare', args: ['-rm', 'sh', '-c', wrapper(tmpfsKb, ballastKb, runs), 'sh', dataDir, outDir, ...cli] }),
   });
-  const inner: { pid?: number } = {};
   smallDisks.push({
     async close() {
-      // The agent runs inside the namespace's shell: killing the wrapper alone may leave it behind.
-      if (inner.pid !== undefined && agentPid(agent.pid) === inner.pid) process.kill(inner.pid, 'SIGKILL');
-      await agent.kill('SIGKILL');
+      // The agent runs inside the namespace's shell: killing the wrapper alone leaves it behind,
+      // and killing the agent alone lets the shell start its next run. So the shell is stopped
+      // first (it cannot fork while stopped), then it and whatever children it has now are killed:
+      // also when the test failed before it knew the agent's pid, or in the middle of a restart.
+      if (agent.child.exitCode === null && agent.child.signalCode === null) {
+        process.kill(agent.pid, 'SIGSTOP');
+        const children = shellChildren(agent.pid);
+        process.kill(agent.pid, 'SIGKILL');
+        for (const pid of children) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // Already gone.
+          }
+        }
+      }
+      await agent.exited;
       await client.close();
       await service.close();
       cleanup();
     },
   });
-  await agent.waitForLine(/"msg":"station-agent running"/);
-  inner.pid = await until('agent pid', () => agentPid(agent.pid), 5_000);
+  await agent.waitForLine(/"msg":"station-agent running"/, 30_000);
+  const pid = await until('agent pid', () => agentPid(agent.pid), 15_000);
   const station: SmallDiskStation = {
     inputDir,
     dataDir,
     outDir,
     client,
     agent,
-    pid: inner.pid,
+    pid,
     async restart() {
       const old = station.pid;
       const running = agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length;
       process.kill(old, 'SIGTERM');
-      station.pid = inner.pid = await until('restarted agent pid', () => {
+      station.pid = await until('restarted agent pid', () => {
         const pid = agentPid(agent.pid);
         return pid !== undefined && pid !== old ? pid : undefined;
-      }, 15_000);
-      await until('restarted agent running', () => (agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length > running ? true : undefined), 15_000);
+      }, 30_000);
+      await until('restarted agent running', () => (agent.lines.filter((l) => l.includes('"msg":"station-agent running"')).length > running ? true : undefined), 30_000);
     },
     freeBallast() {
       const ballast = `/proc/${station.pid}/root${dataDir}/ballast`;
@@ -250,6 +271,30 @@ async function smallDiskStation(
     },
   };
   return station;
+}
+
+/**
+ * The running agent's detection counts: the per-state counts its queue keeps, read-only
+ * by a node inside the agent's namespaces (the tmpfs is only visible there, and SQLite
+ * resolves a /proc/<pid>/root path to the folder outside).
+ */
+function liveDetectionCounts(station: SmallDiskStation): Record<'uploaded' | 'pending' | 'sending' | 'unknown', number> {
+  const script = [
+    "const Database = require('better-sqlite3');",
+    'const db = new Database(process.argv[1], { readonly: true, fileMustExist: true });',
+    "console.log(JSON.stringify(db.prepare(\"SELECT state, n FROM state_counts WHERE kind = 'detection'\").all()));",
+  ].join('\n');
+  const r = spawnSync(
+    'nsenter',
+    ['-t', String(station.pid), '-U', '-m', '--preserve-credentials', `--wd=${REPO_ROOT}`, '--', AGENT_NODE, '-e', script, path.join(station.dataDir, 'queue.db')],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
+  if (r.status !== 0) throw new Error(`cannot read the agent's queue (pid ${station.pid}): ${r.error?.message ?? r.stderr}`);
+  const counts = { uploaded: 0, pending: 0, sending: 0, unknown: 0 };
+  for (const row of JSON.parse(r.stdout) as { state: string; n: number }[]) {
+    if (Object.hasOwn(counts, row.state)) counts[row.state as keyof typeof counts] = row.n;
+  }
+  return counts;
 }
 
 /** 250 s of 16 kHz mono 16-bit silence: 8 MB. */
@@ -357,7 +402,19 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
       30_000,
       () => station.agent.lines.slice(-30).join('\n'),
     );
-    // No wait for the last answers: a stop lets the requests in flight finish (the uploader's stop grace).
+    // The service holding every detection is not the agent knowing it: an answer still on its
+    // way (or a post that timed out on a loaded machine while the data arrived, `unknown` until
+    // reconciled) is settled only later, and a stop cuts what its grace does not see finish.
+    // So wait for what is asserted below: the agent's own queue, every detection uploaded.
+    await until(
+      'every detection settled as uploaded in the agent\'s queue',
+      () => {
+        const c = liveDetectionCounts(station);
+        return c.uploaded === want.detections && c.pending + c.sending + c.unknown === 0 ? true : undefined;
+      },
+      30_000,
+      () => `${JSON.stringify(liveDetectionCounts(station))}\n${station.agent.lines.slice(-30).join('\n')}`,
+    );
     const exit = await station.stop();
     expect(exit, station.agent.lines.slice(-20).join('\n')).toEqual({ code: 0, signal: null });
     expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });

@@ -1,1 +1,1 @@
-export { LOG_REDACT_PATHS, addLogSecrets, createLogger, type CreateLoggerOptions, type Logger } from './logger.js';
+export { LOG_REDACT_KEYS, addLogSecrets, createLogger, type CreateLoggerOptions, type Logger } from './logger.js';

@@ -139,10 +139,50 @@ export interface TransitionWhere {
  * in the same transaction.
  */
 export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemState, options: TransitionWhere = {}): ItemOf<K>[] {
+  return moveWhere(q, kind, to, options, true).map((row) => toItem(kind, row));
+}
+
+/** What the UPDATE returns when the caller wants no item back: what the kept counts need. */
+const MOVED_COLUMNS: Record<ItemKind, string> = {
+  recording: 'id, prev_state, state, spool_path, filesize',
+  detection: 'id, prev_state, state',
+};
+
+/**
+ * One shape of transition (kind, target, states, selection, patched columns): its SQL is
+ * built once per queue, so a hot path (a claim, an outcome per item) does not rebuild the
+ * text, check the states again, or hash a new string to find its prepared statement.
+ */
+interface Shape {
+  /** The UPDATE's text, looked up through `q.stmt` (the same string each call: its hash is kept, the lookup is cheap). */
+  update: string;
+  spoolBefore: string | null;
+  /** Patch keys bound as parameters, with their parameter names. */
+  bound: [keyof TransitionPatch, string][];
+  leaves: boolean;
+  returns: boolean;
+}
+
+const shapes = new WeakMap<Queue, Map<string, Shape>>();
+
+function shapeKey(kind: ItemKind, to: ItemState, options: TransitionWhere, full: boolean): string {
+  let key = `${kind}|${to}|${options.from?.join(',') ?? '*'}|${options.ids ?? ''}|${options.where ?? ''}|${full ? '*' : '-'}`;
+  const patch = options.patch;
+  if (patch) {
+    for (const name in patch) {
+      const value = patch[name as keyof TransitionPatch];
+      if (value === undefined) continue;
+      key += value instanceof SqlExpr ? `|${name}=${value.sql}` : `|${name}`;
+    }
+  }
+  return key;
+}
+
+function buildShape(q: Queue, kind: ItemKind, to: ItemState, options: TransitionWhere, full: boolean): Shape {
   const froms = fromStates(to, options.from);
   // Right-hand sides see the row before the UPDATE: prev_state gets the state being left.
   const sets = ['prev_state = state', `state = '${to}'`, 'updated_at = @t_now'];
-  const params: Record<string, unknown> = { ...options.params, t_now: options.now ?? Date.now() };
+  const bound: [keyof TransitionPatch, string][] = [];
   for (const [key, value] of Object.entries(options.patch ?? {}) as [keyof TransitionPatch, unknown][]) {
     if (value === undefined) continue;
     if (kind !== 'recording' && RECORDING_ONLY.has(key)) {
@@ -153,7 +193,7 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       sets.push(`${column} = ${value.sql}`);
     } else {
       sets.push(`${column} = @p_${column}`);
-      params[`p_${column}`] = typeof value === 'boolean' ? Number(value) : value;
+      bound.push([key, `p_${column}`]);
     }
   }
   // `waiting` (the claim indexes' condition) is set only on entering or leaving an end
@@ -169,13 +209,32 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
   const select = options.ids
     ? `id IN (${options.ids}) AND +state IN (${states})`
     : `${froms.every((s) => !SETTLED.includes(s)) ? 'waiting = 1 AND ' : ''}state IN (${states})`;
-  const sql = `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} WHERE ${select}${options.where ? ` AND (${options.where})` : ''} RETURNING *`;
-  const statement = q.stmt(sql);
+  const where = `${select}${options.where ? ` AND (${options.where})` : ''}`;
+  const update = `UPDATE ${TABLE[kind]} SET ${sets.join(', ')} WHERE ${where} RETURNING ${full ? '*' : MOVED_COLUMNS[kind]}`;
   // A patch of a recording's spool file: the kept total of the waiting ones needs the file it had.
   const spoolBefore =
     kind === 'recording' && SPOOL_COLUMNS.some((key) => options.patch?.[key] !== undefined)
-      ? q.stmt(`SELECT spool_path, filesize FROM recordings WHERE waiting = 1 AND ${select}${options.where ? ` AND (${options.where})` : ''}`)
+      ? `SELECT spool_path, filesize FROM recordings WHERE waiting = 1 AND ${where}`
       : null;
+  q.stmt(update); // prepared now: a mistake in the SQL throws before anything is cached
+  return { update, spoolBefore, bound, leaves, returns };
+}
+
+/** {@link transitionWhere}'s work: the moved rows, whole (`full`) or only the columns the kept counts need. */
+function moveWhere(q: Queue, kind: ItemKind, to: ItemState, options: TransitionWhere, full: boolean): ItemRow[] {
+  let cache = shapes.get(q);
+  if (!cache) shapes.set(q, (cache = new Map()));
+  const key = shapeKey(kind, to, options, full);
+  let shape = cache.get(key);
+  if (!shape) cache.set(key, (shape = buildShape(q, kind, to, options, full)));
+  const params: Record<string, unknown> = { ...options.params, t_now: options.now ?? Date.now() };
+  for (const [name, param] of shape.bound) {
+    const value = options.patch![name];
+    params[param] = typeof value === 'boolean' ? Number(value) : value;
+  }
+  const { leaves, returns } = shape;
+  const statement = q.stmt(shape.update);
+  const spoolBefore = shape.spoolBefore === null ? null : q.stmt(shape.spoolBefore);
   return q.write(() => {
     const before = spoolBefore?.all(params) as SpoolRow[] | undefined;
     const rows = statement.all(params) as ItemRow[];
@@ -187,7 +246,7 @@ export function transitionWhere<K extends ItemKind>(q: Queue, kind: K, to: ItemS
       if (leaves) settledFirstWaiting(q, kind, rows.map((row) => row.id));
       else if (returns) requeuedFirstWaiting(q, kind, rows.map((row) => row.id));
     }
-    return rows.map((row) => toItem(kind, row));
+    return rows;
   });
 }
 
@@ -218,14 +277,29 @@ export function transition<K extends ItemKind>(
   patch: TransitionPatch = {},
   options: TransitionOptions = {},
 ): ItemOf<K> {
-  const [moved] = transitionWhere(q, kind, to, {
-    from: options.from,
-    ids: '@t_id',
-    where: options.require?.where,
-    params: { ...options.require?.params, t_id: id },
-    patch,
-    now: options.now,
-  });
+  return toItem(kind, moveOne(q, kind, id, to, patch, options, true));
+}
+
+/** {@link transition} for a caller that needs no item back: the same checks and errors, no row read back whole. */
+export function moveItem(q: Queue, kind: ItemKind, id: number, to: ItemState, patch: TransitionPatch = {}, options: TransitionOptions = {}): void {
+  moveOne(q, kind, id, to, patch, options, false);
+}
+
+function moveOne(q: Queue, kind: ItemKind, id: number, to: ItemState, patch: TransitionPatch, options: TransitionOptions, full: boolean): ItemRow {
+  const [moved] = moveWhere(
+    q,
+    kind,
+    to,
+    {
+      from: options.from,
+      ids: '@t_id',
+      where: options.require?.where,
+      params: { ...options.require?.params, t_id: id },
+      patch,
+      now: options.now,
+    },
+    full,
+  );
   if (moved) return moved;
   const current = q.stmt(`SELECT state FROM ${TABLE[kind]} WHERE id = ?`).get(id) as { state: ItemState } | undefined;
   const item = formatItemId(kind, id);

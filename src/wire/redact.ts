@@ -85,53 +85,72 @@ export function redactHeaderValues(headers: Readonly<Record<string, string>>): R
 
 const MAX_DEPTH = 12;
 
+/** Options of {@link redactDeep}. */
+export interface RedactDeepOptions {
+  /** Field names whose values become `REDACTED` whatever they hold, at any depth (e.g. `token`). */
+  blankKeys?: ReadonlySet<string>;
+}
+
 /**
  * A copy of any value with every string (object keys included) passed through
  * `redactText`: for server bodies that may echo the token back and for everything the
- * logger writes. The caller's objects are never changed.
+ * logger writes. The caller's objects are never changed. With `blankKeys`, the values of
+ * fields so named are `REDACTED` whole, in the same pass.
  *
  * Errors stay errors: the copy has the same prototype (so `instanceof` and the class
  * name still work), with message, stack, cause and own fields redacted. Buffers become
  * a short summary; cycles and depth are bounded.
  */
-export function redactDeep<T>(value: T, secrets: Secrets = []): T {
-  return copy(value, secrets, new WeakMap(), 0) as T;
+export function redactDeep<T>(value: T, secrets: Secrets = [], options: RedactDeepOptions = {}): T {
+  // A string or a number (most of what is logged) needs no walk and no cycle map.
+  if (typeof value === 'string') return redactText(value, secrets) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return copy(value, { secrets, blankKeys: options.blankKeys, seen: new WeakMap() }, 0) as T;
 }
 
-function copy(value: unknown, secrets: Secrets, seen: WeakMap<object, unknown>, depth: number): unknown {
-  if (typeof value === 'string') return redactText(value, secrets);
+interface Walk {
+  secrets: Secrets;
+  blankKeys: ReadonlySet<string> | undefined;
+  seen: WeakMap<object, unknown>;
+}
+
+function copy(value: unknown, walk: Walk, depth: number): unknown {
+  if (typeof value === 'string') return redactText(value, walk.secrets);
   if (value === null || typeof value !== 'object') return value;
+  const { seen, blankKeys } = walk;
   if (seen.has(value)) return seen.get(value);
   if (depth >= MAX_DEPTH) return '[too deep]';
-  const next = (v: unknown) => copy(v, secrets, seen, depth + 1);
 
-  if (value instanceof Error) return copyError(value, seen, next);
+  if (value instanceof Error) return copyError(value, walk, depth + 1);
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     seen.set(value, out);
-    for (const item of value) out.push(next(item));
+    for (const item of value) out.push(copy(item, walk, depth + 1));
     return out;
   }
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.constructor.name} ${value.byteLength} bytes]`;
   // URL, Date and other classes that serialize themselves: redact what JSON would print.
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    return next((value as { toJSON: () => unknown }).toJSON());
+    return copy((value as { toJSON: () => unknown }).toJSON(), walk, depth + 1);
   }
   const out: Record<string, unknown> = {};
   seen.set(value, out);
-  for (const [key, item] of Object.entries(value)) out[redactText(key, secrets)] = next(item);
+  for (const key of Object.keys(value)) {
+    const item = (value as Record<string, unknown>)[key];
+    out[redactText(key, walk.secrets)] = blankKeys?.has(key) && item !== undefined ? REDACTED : copy(item, walk, depth + 1);
+  }
   return out;
 }
 
-function copyError(err: Error, seen: WeakMap<object, unknown>, next: (v: unknown) => unknown): Error {
+function copyError(err: Error, walk: Walk, depth: number): Error {
   const out = Object.create(Object.getPrototypeOf(err) as object | null) as Error;
-  seen.set(err, out);
+  walk.seen.set(err, out);
   for (const key of Object.getOwnPropertyNames(err)) {
     const descriptor = Object.getOwnPropertyDescriptor(err, key);
     // `stack` may be an accessor (newer V8): read it through the getter, store the text.
     const raw: unknown = descriptor && 'value' in descriptor ? descriptor.value : (err as unknown as Record<string, unknown>)[key];
     Object.defineProperty(out, key, {
-      value: next(raw),
+      value: walk.blankKeys?.has(key) && raw !== undefined ? REDACTED : copy(raw, walk, depth),
       enumerable: descriptor?.enumerable ?? false,
       writable: true,
       configurable: true,
@@ -155,15 +174,26 @@ export function redactSecrets(text: string, secrets: Secrets): string {
   return out;
 }
 
-/** Non-empty secrets and their URL-encoded forms, longest first (a secret inside another goes second). */
+/** The last expansion of each secrets list, with the values it was made from (a logger's list grows in place). */
+const expanded = new WeakMap<Secrets, { from: (string | null | undefined)[]; to: string[] }>();
+
+/**
+ * Non-empty secrets and their URL-encoded forms, longest first (a secret inside another
+ * goes second). Kept per list: the logger asks for its list's expansion for every string.
+ */
 function expandSecrets(secrets: Secrets): string[] {
+  if (secrets.length === 0) return [];
+  const kept = expanded.get(secrets);
+  if (kept && kept.from.length === secrets.length && kept.from.every((s, k) => s === secrets[k])) return kept.to;
   const all = new Set<string>();
   for (const secret of secrets) {
     if (!secret) continue;
     all.add(secret);
     all.add(encodeURIComponent(secret));
   }
-  return [...all].sort((a, b) => b.length - a.length);
+  const to = [...all].sort((a, b) => b.length - a.length);
+  expanded.set(secrets, { from: [...secrets], to });
+  return to;
 }
 
 /** The password in a URL's userinfo (decoded), or null; never throws. Added to the secrets of a process that uses such a URL. */

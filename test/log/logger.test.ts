@@ -40,6 +40,9 @@ describe('createLogger', () => {
         config: { service: { token: 'field-secret-3' } },
         headers: { authorization: 'Bearer field-secret-4', 'x-auth-token': 'field-secret-5' },
         req: { headers: { authorization: 'Bearer field-secret-6' } },
+        // Deeper than any listed path: names are blanked at every depth.
+        a: { b: { c: { adminToken: 'field-secret-7', headers: { 'x-auth-token': 'field-secret-8' } } } },
+        list: [{ token: { value: 'field-secret-9' } }],
       },
       'starting',
     );
@@ -47,6 +50,8 @@ describe('createLogger', () => {
     expect(line.token).toBe('<redacted>');
     expect(line.service).toEqual({ token: '<redacted>', baseUrl: 'http://127.0.0.1:8080' });
     expect(line.headers.authorization).toBe('<redacted>');
+    expect(line.a.b.c.adminToken).toBe('<redacted>');
+    expect(line.list[0].token).toBe('<redacted>');
     expect(text()).not.toMatch(/field-secret/);
   });
 

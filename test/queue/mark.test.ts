@@ -31,8 +31,8 @@ describe('marking a claimed item', () => {
   it('markUploaded stores the service id (beyond 2^31) and refuses an item not being sent', () => {
     const id = claimedRecording();
     const remoteId = 2 ** 40 + 3;
-    expect(markUploaded(q, 'recording', id, remoteId, { now: T + 1 })).toMatchObject({ state: 'uploaded', remoteId, updatedAt: T + 1 });
-    expect(getItem(q, 'recording', id)!.remoteId).toBe(remoteId);
+    markUploaded(q, 'recording', id, remoteId, { now: T + 1 });
+    expect(getItem(q, 'recording', id)).toMatchObject({ state: 'uploaded', remoteId, updatedAt: T + 1 });
     expect(isRemoteIdTaken(q, 'recording', remoteId)).toBe(true);
     expect(isRemoteIdTaken(q, 'detection', remoteId)).toBe(false);
     expect(() => markUploaded(q, 'recording', id, remoteId)).toThrow(QueueTransitionError);

@@ -223,7 +223,7 @@ function buildShape(q: Queue, kind: ItemKind, to: ItemState, options: Transition
 /** {@link transitionWhere}'s work: the moved rows, whole (`full`) or only the columns the kept counts need. */
 function moveWhere(q: Queue, kind: ItemKind, to: ItemState, options: TransitionWhere, full: boolean): ItemRow[] {
   let cache = shapes.get(q);
-  if (!cache) shapes.set(q, (cache = new Map()));
+  if (!cache) shapes.set(q, (cache = new Map<string, Shape>()));
   const key = shapeKey(kind, to, options, full);
   let shape = cache.get(key);
   if (!shape) cache.set(key, (shape = buildShape(q, kind, to, options, full)));

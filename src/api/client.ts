@@ -233,7 +233,7 @@ export class ServiceClient {
     this.#t.setToken(token);
   }
 
-  /** Closes the client's own keep-alive pool (an injected dispatcher is left open). */
+  /** Closes the client's keep-alive pool once the calls in flight have ended. */
   close(): Promise<void> {
     return this.#t.close();
   }

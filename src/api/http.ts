@@ -1,50 +1,50 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { Dispatcher } from 'undici';
 import { NetworkError, OutcomeUnknownError } from './errors.js';
 import type { ApiError } from './errors.js';
+import type { ConnectionPool } from './pool.js';
 import { deadline } from '../system/deadline.js';
 import { redactText } from '../wire/redact.js';
 
 /**
- * One HTTP exchange over an undici dispatcher, and the classification of its
- * transport failures. This is the core of exactly-once uploads, so the rule is
- * stated once, here:
+ * One HTTP exchange over a keep-alive pool of Node's own client (pool.ts), and the
+ * classification of its transport failures. This is the core of exactly-once uploads,
+ * so the rule is stated once, here:
  *
  *   A failure is `NetworkError` (safe to retry) only when we can *prove* no byte of
- *   the request was written: undici calls `onRequestStart` right before it writes
- *   the request line to a connected socket, so any failure before that call (DNS,
- *   connection refused, connect timeout, TLS, a caller's abort while queued) left
- *   nothing at the service. Every failure after it (reset, "other side closed",
- *   headers/body timeout, the total deadline, a caller's abort, a truncated response)
- *   is `OutcomeUnknownError`: the service may have stored the item.
+ *   the request was written. Node writes a request to its socket when the socket is
+ *   connected: at once for a reused keep-alive connection, at `connect` for a new
+ *   plain one, at `secureConnect` (the TLS handshake done) for a new TLS one; until
+ *   then the request head waits in the socket's buffer. So any failure before that
+ *   moment (DNS, connection refused, connect timeout, TLS, a caller's abort while
+ *   queued for a connection or connecting) left nothing at the service. Every failure
+ *   after it (reset, "socket hang up", the idle timeout, the total deadline, a
+ *   caller's abort, a truncated response) is `OutcomeUnknownError`: the service may
+ *   have stored the item.
  *
- * Every exchange has a total deadline of `timeoutMs` (system/deadline.ts) beside
- * undici's idle timeouts, which restart at each byte: a peer that answers one byte
+ * Every exchange has a total deadline of `timeoutMs` (system/deadline.ts) beside the
+ * socket's idle timeout, which restarts at each byte: a peer that answers one byte
  * every few seconds would otherwise hold the request for ever. The deadline firing is
- * classified like any abort: before `onRequestStart` (still queued for a connection
- * or connecting) nothing was written; after it, the outcome is unknown (the service
- * may be storing the data while the answer trickles).
+ * classified like any abort: before the socket is connected nothing was written;
+ * after it, the outcome is unknown (the service may be storing the data while the
+ * answer trickles).
  *
  * The stale keep-alive case falls out of this rule: a POST written to a socket the
- * server had just closed fails with UND_ERR_SOCKET/ECONNRESET *after*
- * `onRequestStart`, and nothing proves the server did not read it, so it is
- * outcome unknown (the uploader reconciles before posting again).
- *
- * We use `dispatch` with our own handler rather than `request()` because only the
- * handler sees `onRequestStart`.
+ * server had just closed fails with ECONNRESET ("socket hang up") *after* it was
+ * written, and nothing proves the server did not read it, so it is outcome unknown
+ * (the uploader reconciles before posting again).
  */
 
 export interface WireRequest {
   method: 'GET' | 'POST';
-  origin: string;
   /** Path and query as sent (contains the token in station mode). */
   path: string;
   /** `METHOD /redacted/path?query`, the only form that appears in errors. */
   display: string;
   headers: Record<string, string>;
   body?: string | Readable | Buffer;
-  /** The whole exchange's time limit, from the dispatch to the complete response; also undici's headers and body idle timeouts. */
+  /** The whole exchange's time limit, from the call to the complete response; also the socket's idle timeout during the exchange. */
   timeoutMs: number;
   signal?: AbortSignal;
   /** Strings that must never appear in an error message (the tokens). */
@@ -70,7 +70,8 @@ const CONNECT_PHASE_CODES = new Set([
   'EHOSTDOWN',
   'ENETUNREACH',
   'ENETDOWN',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_CONNECT_TIMEOUT',
+  'ERR_POOL_CLOSED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -84,107 +85,139 @@ const DESCRIPTIONS: Record<string, string> = {
   EAI_AGAIN: 'host name lookup failed (DNS unavailable)',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-  UND_ERR_HEADERS_TIMEOUT: 'no response within the timeout',
-  UND_ERR_BODY_TIMEOUT: 'response body stalled past the timeout',
-  UND_ERR_SOCKET: 'connection closed by the other side',
-  ECONNRESET: 'connection reset',
+  ERR_CONNECT_TIMEOUT: 'connect timed out',
+  ETIMEDOUT: 'no data within the timeout',
+  ECONNRESET: 'connection closed or reset by the other side',
   EPIPE: 'connection broken while sending',
-  UND_ERR_ABORTED: 'request aborted',
   ABORTED: 'aborted by the caller',
   ERR_DEADLINE: 'total time limit reached',
-  UND_ERR_RES_EXCEEDED_MAX_SIZE: `response larger than ${MAX_RESPONSE_BYTES} bytes`,
+  ERR_RESPONSE_TOO_LARGE: `response larger than ${MAX_RESPONSE_BYTES} bytes`,
+  ERR_POOL_CLOSED: 'the client was closed',
 };
 
+/** Sockets known to be connected (and, for TLS, through the handshake): a request on one is written at once. */
+const ready = new WeakSet<Socket>();
+
 /** Sends one request and collects the whole (small) response body. Rejects only with ApiError. */
-export function send(dispatcher: Dispatcher, req: WireRequest): Promise<WireResponse> {
+export function send(pool: ConnectionPool, req: WireRequest): Promise<WireResponse> {
+  const done = exchange(pool, req);
+  pool.track(done);
+  return done;
+}
+
+function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse> {
   return new Promise<WireResponse>((resolve, reject) => {
     const { signal } = req;
-    const limit = deadline(req.timeoutMs, signal);
     let settled = false;
     let started = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
+    let connectTimer: NodeJS.Timeout | undefined;
+    // Set once the request exists: finish() destroys it.
+    const current: { request?: ClientRequest } = {};
     const chunks: Buffer[] = [];
     let received = 0;
+
+    if (!pool.open) {
+      reject(transportError(codeError('ERR_POOL_CLOSED', 'the client was closed'), false, req));
+      return;
+    }
+    const limit = deadline(req.timeoutMs, signal);
 
     const finish = (err: ApiError | null, res?: WireResponse): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(connectTimer);
       limit.clear();
       limit.signal.removeEventListener('abort', onAbort);
-      if (err) reject(err);
-      else resolve(res as WireResponse);
+      if (err) {
+        current.request?.destroy();
+        reject(err);
+      } else resolve(res as WireResponse);
     };
+    /** Settles with `err` first (its code, not the one of the reset that destroying causes), then ends the request. */
+    const fail = (err: Error, code?: string): void => finish(transportError(err, started, req, code));
 
     function onAbort(): void {
-      const reason = abortError(limit.signal);
-      // Not yet on a socket: undici would only notice at onRequestStart (after a
-      // connect that may take long), so settle now and cancel it there.
-      finish(transportError(reason, started, req, limit.expired ? 'ERR_DEADLINE' : 'ABORTED'));
-      if (started && controller) controller.abort(reason);
+      fail(abortError(limit.signal), limit.expired ? 'ERR_DEADLINE' : 'ABORTED');
     }
 
     if (limit.signal.aborted) {
-      finish(transportError(abortError(limit.signal), false, req, 'ABORTED'));
+      fail(abortError(limit.signal), 'ABORTED');
       return;
     }
     limit.signal.addEventListener('abort', onAbort, { once: true });
 
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (settled) {
-          c.abort(abortError(limit.signal));
-          return;
-        }
+    let r: ClientRequest;
+    try {
+      r = pool.request({
+        agent: pool.agent,
+        protocol: pool.origin.protocol,
+        hostname: pool.origin.hostname.replace(/^\[|\]$/g, ''),
+        port: pool.origin.port || undefined,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+      });
+    } catch (err) {
+      // Synchronous refusal (an invalid header or path): nothing was written.
+      fail(asError(err));
+      return;
+    }
+    current.request = r;
+    // Kept for the request's whole life: an error after the settlement (the reset that
+    // destroying causes) is expected and must not become an uncaught exception.
+    r.on('error', (err) => fail(err));
+    r.once('socket', (socket: Socket) => {
+      if (settled) return;
+      // A new socket is still connecting here ('socket' comes a tick after the agent
+      // made it). One that is not, and that we have not seen become ready, is counted
+      // as written to: an unknown outcome is always the safe side.
+      if (ready.has(socket) || !socket.connecting) {
         started = true;
-      },
-      onResponseStart(_c, statusCode, h) {
-        if (statusCode < 200) return; // 1xx informational: the real status follows
-        status = statusCode;
-        headers = h;
-      },
-      onResponseData(c, chunk) {
+        return;
+      }
+      connectTimer = setTimeout(
+        () => fail(codeError('ERR_CONNECT_TIMEOUT', `no connection within ${pool.connectTimeoutMs} ms`)),
+        pool.connectTimeoutMs,
+      );
+      socket.once(pool.secure ? 'secureConnect' : 'connect', () => {
+        ready.add(socket);
+        clearTimeout(connectTimer);
+        if (!settled) started = true;
+      });
+    });
+    // The idle timeout: no byte either way for this long (restarts at each byte; the deadline does not).
+    r.setTimeout(req.timeoutMs, () => fail(codeError('ETIMEDOUT', `no data for ${req.timeoutMs} ms`)));
+    // Node skips 1xx answers ('information'): 'response' is the real status.
+    r.on('response', (res: IncomingMessage) => {
+      res.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > MAX_RESPONSE_BYTES) {
-          c.abort(Object.assign(new Error(DESCRIPTIONS.UND_ERR_RES_EXCEEDED_MAX_SIZE), { code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE' }));
+          fail(codeError('ERR_RESPONSE_TOO_LARGE', DESCRIPTIONS.ERR_RESPONSE_TOO_LARGE));
           return;
         }
         chunks.push(chunk);
-      },
-      onResponseEnd() {
-        finish(null, { status, headers, body: Buffer.concat(chunks) });
-      },
-      onResponseError(_c, err) {
-        finish(transportError(err, started, req));
-      },
-    };
+      });
+      res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', (err) => fail(err));
+      res.on('close', () => {
+        if (!res.complete) fail(codeError('ECONNRESET', 'connection closed before the response was complete'));
+      });
+    });
 
-    try {
-      dispatcher.dispatch(
-        {
-          origin: req.origin,
-          path: req.path,
-          method: req.method,
-          headers: req.headers,
-          body: req.body ?? null,
-          headersTimeout: req.timeoutMs,
-          bodyTimeout: req.timeoutMs,
-        },
-        handler,
-      );
-    } catch (err) {
-      // Synchronous refusal (closed dispatcher, invalid argument): nothing was written.
-      finish(transportError(asError(err), false, req));
+    const { body } = req;
+    if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) {
+      // A string or buffer goes out with the head in one write, its Content-Length set by Node.
+      r.end(body);
+    } else {
+      body.once('error', (err) => r.destroy(err));
+      body.pipe(r);
     }
   });
 }
 
 /**
- * The ApiError for a transport failure. `started` says whether undici had begun
- * writing this request (see the rule at the top of this file).
+ * The ApiError for a transport failure. `started` says whether the request could have
+ * been written (see the rule at the top of this file).
  */
 export function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display' | 'secrets'>, forcedCode?: string): ApiError {
   const code = forcedCode ?? systemCode(err);
@@ -202,7 +235,7 @@ export function transportError(err: Error, started: boolean, req: Pick<WireReque
   );
 }
 
-/** The error code of a Node/undici error, looking through `cause` and AggregateError (happy eyeballs). */
+/** The error code of a Node error, looking through `cause` and AggregateError (happy eyeballs). */
 export function systemCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
     if ('code' in e && typeof e.code === 'string') return e.code;
@@ -222,4 +255,8 @@ function abortError(signal: AbortSignal | undefined): Error {
 
 function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
+}
+
+function codeError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent } from './undici-agent.js';
-import type { Dispatcher } from 'undici';
+import { connectionPool, type ConnectionPool } from './pool.js';
 import { VERSION } from '../version.js';
 import { ServiceRejectedError } from './errors.js';
 import { send } from './http.js';
@@ -28,16 +27,14 @@ export interface ServiceClientOptions {
    */
   adminToken?: string;
   stationId?: number;
-  /** Time limit of every call, from its dispatch to the complete response (system/deadline.ts); undici's headers and body idle timeouts too. Default 30 000 ms. */
+  /** Time limit of every call, from the call to the complete response (system/deadline.ts); the socket's idle timeout during a call too. Default 30 000 ms. */
   timeoutMs?: number;
   /** The same limit for soundscape uploads (the audio is sent, and the service answers after storing it). Default 120 000 ms. */
   uploadTimeoutMs?: number;
   /** TCP (and TLS) connect timeout. Default 10 000 ms. */
   connectTimeoutMs?: number;
-  /** Keep-alive connections to the service. Default 4. Ignored with `dispatcher`. */
+  /** Keep-alive connections to the service at most (node:http's Agent `maxSockets`). Default 4. */
   connections?: number;
-  /** An undici dispatcher (Agent, MockAgent, ...) to use instead of the client's own; not closed by `close()`. */
-  dispatcher?: Dispatcher;
   /** Default `station-agent/<version>`. */
   userAgent?: string;
   /** Called after every call (also failed ones, with `status: 0`). Exceptions from it are ignored. */
@@ -92,15 +89,13 @@ export interface ExchangeResult {
 }
 
 export class Transport {
-  readonly #origin: string;
   readonly #prefix: string;
   #token: string | undefined;
   /** Tokens replaced by `setToken`: a request still in flight may carry one, so they stay secret. */
   readonly #replaced: string[] = [];
   readonly #adminToken: string | undefined;
   readonly #stationId: number | undefined;
-  readonly #dispatcher: Dispatcher;
-  readonly #ownsDispatcher: boolean;
+  readonly #pool: ConnectionPool;
   readonly #userAgent: string;
   readonly #onResponse: ServiceClientOptions['onResponse'];
   readonly timeoutMs: number;
@@ -108,7 +103,6 @@ export class Transport {
 
   constructor(options: ServiceClientOptions) {
     const url = parseBaseUrl(options.baseUrl);
-    this.#origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     const { token, adminToken, stationId } = options;
     if (token !== undefined && (typeof token !== 'string' || token === '')) {
@@ -130,16 +124,10 @@ export class Transport {
     this.uploadTimeoutMs = positive('uploadTimeoutMs', options.uploadTimeoutMs, DEFAULT_UPLOAD_TIMEOUT_MS);
     this.#userAgent = options.userAgent ?? `station-agent/${VERSION}`;
     this.#onResponse = options.onResponse;
-    if (options.dispatcher) {
-      this.#dispatcher = options.dispatcher;
-      this.#ownsDispatcher = false;
-    } else {
-      this.#dispatcher = new Agent({
-        connections: positive('connections', options.connections, DEFAULT_CONNECTIONS),
-        connect: { timeout: positive('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) },
-      });
-      this.#ownsDispatcher = true;
-    }
+    this.#pool = connectionPool(url, {
+      connections: positive('connections', options.connections, DEFAULT_CONNECTIONS),
+      connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+    });
   }
 
   /** The secrets that must never appear in an error or a log line. */
@@ -185,9 +173,8 @@ export class Transport {
     let status = 0;
     let errorCode: string | undefined;
     try {
-      const res = await send(this.#dispatcher, {
+      const res = await send(this.#pool, {
         method: x.method,
-        origin: this.#origin,
         path: `${real}${query}`,
         display,
         headers,
@@ -222,7 +209,7 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    await this.#pool.close();
   }
 
   #paths(x: Exchange): { real: string; shown: string } {

@@ -12,7 +12,7 @@ import { expectNoSecret } from './test-server.js';
 
 /**
  * Every call has a total deadline (`timeoutMs`, from the dispatch to the complete
- * response), against a real peer that answers one byte every 100 ms: undici's idle
+ * response), against a real peer that answers one byte every 100 ms: the socket's idle
  * timeouts restart at each byte and never fire. The deadline keeps the exactly-once
  * split: once the request was written the outcome is unknown (the service may be
  * storing it while its answer trickles); still queued for a connection, nothing was sent.

@@ -309,7 +309,7 @@ describe('soundscape upload', () => {
   it('sends a stream of unknown size chunked, with Content-Length when its size is given', async () => {
     async function* slowly() {
       yield Buffer.from('abc');
-      // The stream has not ended when undici starts writing, so it cannot know the length.
+      // The stream has not ended when the request head is written, so its length is unknown.
       await new Promise((resolve) => setTimeout(resolve, 20));
       yield Buffer.from('def');
     }

@@ -4,7 +4,7 @@ import { onTestFinished } from 'vitest';
 /**
  * A real HTTP peer that never finishes its answer: once a request's headers have
  * arrived it sends a response head, then one byte every `intervalMs` for ever. Idle
- * timeouts (undici's headers and body timeouts, a socket's `timeout`) restart at each
+ * timeouts (a client's headers and body timeouts, a socket's `timeout`) restart at each
  * byte, so only a total deadline ends such a request.
  *
  * - `body`: the whole head (`200`, a JSON content type, a `content-length` of 4000),

@@ -1,6 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import PQueue from 'p-queue';
-import { request } from 'undici';
 import type { Logger } from 'pino';
 import { redactText, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
@@ -80,29 +79,52 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
   if (options.secret) headers[options.secret.header.toLowerCase()] = `${options.secret.prefix}${options.secret.value}`;
   const path = new URL(options.url).pathname;
   const secrets = [options.secret?.value, path.length > 1 ? path : undefined];
-  // A total deadline, not only undici's idle timeouts: a receiver that sends its
+  // A total deadline, not only the socket's idle timeout: a receiver that sends its
   // headers and then one byte every 2 s held the queue, and every notice behind it, for ever.
   const timeout = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const limit = deadline(timeout, signal);
   try {
-    const res = await request(options.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(payload),
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-      signal: limit.signal,
-    });
-    // The status is the receiver's answer: a 2xx whose body still trickles at the
-    // deadline was delivered (sending it again would only repeat the notice).
-    await res.body.dump({ limit: 64 * 1024, signal: limit.signal }).catch(() => {});
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`);
+    const status = await post(new URL(options.url), headers, JSON.stringify(payload), timeout, limit.signal);
+    if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
   } catch (err) {
     const reason = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
     throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${reason}`, secrets));
   } finally {
     limit.clear();
   }
+}
+
+/**
+ * One POST over a connection of its own (alerts are rare; nothing to keep alive), with
+ * Node's own client; `node:https` is loaded only for an https receiver. Resolves with the
+ * status once the answer's body ended, passed 64 KiB, or was cut by `signal`: the status
+ * is the receiver's answer, so a 2xx whose body still trickles at the deadline was
+ * delivered (sending it again would only repeat the notice).
+ */
+async function post(url: URL, headers: Record<string, string>, body: string, idleMs: number, signal: AbortSignal): Promise<number> {
+  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<number>((resolve, reject) => {
+    let status: number | undefined;
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, signal, timeout: idleMs });
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no data for ${idleMs} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', (err) => (status === undefined ? reject(err) : resolve(status)));
+    req.on('response', (res) => {
+      status = res.statusCode ?? 0;
+      const done = (): void => {
+        resolve(status as number);
+        res.destroy();
+      };
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > 64 * 1024) done();
+      });
+      res.on('end', done);
+      res.on('error', done);
+      res.on('close', done);
+    });
+    req.end(body);
+  });
 }
 
 export interface DeliveryOptions {

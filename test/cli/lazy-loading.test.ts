@@ -49,7 +49,7 @@ function traceEnv(file: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: file };
 }
 
-/** Packages no read-only command needs: the HTTP client, the logger, MQTT, the encoder, metrics. */
+/** Packages no read-only command needs: the logger, MQTT, the encoder, metrics (and undici, which nothing at run time loads). */
 const DAEMON_ONLY = ['undici', 'pino', 'mqtt', 'libflacjs', 'p-queue', 'prom-client'];
 
 describe('lazy loading', () => {
@@ -173,9 +173,13 @@ describe('lazy loading', () => {
     expect(loaded.own.has('daemon/index.js')).toBe(true);
     // luxon only where a time is read or written in a zone (system/luxon.ts): a recording, a window, a budget.
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod', 'luxon']) expect(loaded.packages.has(pkg), pkg).toBe(false);
+    // The service client speaks through node:http (api/pool.ts): no undici (its WebAssembly
+    // parser cost 9 MB of idle VmRSS), and no node:https for an http origin.
+    expect(loaded.own.has('api/pool.js')).toBe(true);
+    expect(loaded.builtins.has('node:http')).toBe(true);
+    expect(loaded.packages.has('undici'), 'undici').toBe(false);
+    for (const m of ['https', 'tls', 'http2']) expect(loaded.builtins.has(`node:${m}`), `node:${m}`).toBe(false);
     expect([...loaded.own].filter((f) => /^(alerts\/(monitor|webhook)\.js$|mqtt\/(index|publisher|connection)\.js$|metrics\/|config\/(validate|schema|schema-keys)\.js$)/.test(f))).toEqual([]);
-    // undici's HTTP/2 half (api/undici-agent.ts): the agent speaks HTTP/1.1 only.
-    expect(loaded.builtins.has('node:http2'), 'node:http2').toBe(false);
     expect(loaded.builtins.has('node:net'), 'the trace sees Node modules').toBe(true);
     // Of the CLI, only `run`'s own definition: no other command's module graph lives in the daemon.
     expect([...loaded.own].filter((f) => /^cli\//.test(f) && !/^cli\/(main|program|exit-codes|format\/json|commands\/(index|run|support\/options))\.js$/.test(f))).toEqual([]);

@@ -1,7 +1,7 @@
 // Preloaded with `node --import <this file>` (see test/cli/lazy-loading.test.ts): registers
 // hooks.mjs, which appends every ES module the process resolves to $MODULE_TRACE_FILE, and
 // notes each CommonJS `require` here (those do not pass through the hooks on Node 20: a
-// package loaded with `require`, as undici's agent and luxon are, would otherwise go unseen).
+// package loaded with `require`, as luxon is, would otherwise go unseen).
 import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';

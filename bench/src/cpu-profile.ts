@@ -42,7 +42,7 @@ const BUCKETS: readonly [string, (s: Stack) => boolean][] = [
   ['FLAC: the flac program (spawn, wait)', (s) => /flac-cli\.js|child_process/.test(s.text)],
   ['FLAC: in-process encoding', (s) => /\/audio\/(libflac|flac-encode|pcm)|wasm/.test(s.text)],
   ['file system calls (open, stat, read, close)', (s) => s.agent.length > 0 && FS_CALLS.has(s.leaf)],
-  ['upload: request bodies and HTTP', (s) => /\/api\/|undici/.test(s.text)],
+  ['upload: request bodies and HTTP', (s) => /\/api\/|node:_http|node:https/.test(s.text)],
   ['module loading (start-up)', (s) => /modules\/(esm|cjs)|compileForInternalLoader/.test(s.text)],
   ['logging', (s) => /\/log\/|pino/.test(s.text)],
   ['config, zod, luxon', (s) => /zod|luxon|\/config\//.test(s.text)],

@@ -57,10 +57,10 @@ export async function openUploadBody(source: string | Readable, size?: number, t
 }
 
 /**
- * Audio already in memory (the encode step's FLAC) goes to undici as it is: it writes the
+ * Audio already in memory (the encode step's FLAC) goes to node:http as it is: it writes the
  * request head and the buffer to the socket in one corked write, with no stream between
  * them (a 64 KiB piece at a time through a Readable and a counting Transform cost more CPU
- * per recording than the rest of the request), and no copy. Once undici has begun writing,
+ * per recording than the rest of the request), and no copy. Once the request can have been written,
  * the whole buffer counts as sent (the hook reports 0 for a request that never left).
  */
 export function memoryBody(data: Buffer): UploadBody {

@@ -12,9 +12,8 @@ import { VERSION } from '../version.js';
  * refused" (401/403/404 on the station path) and "reachable but failing" (5xx,
  * HTML from a proxy).
  *
- * Sent with node:http rather than the REST client: loading undici costs about as
- * much CPU as all the rest of `status --json` (whose budget is 200 ms on a Pi), and
- * one GET needs none of the client's pooling or retries. The request is the
+ * Sent with a bare node:http request rather than the REST client: one GET needs none of
+ * the client's pooling, retries or modules (`status --json` has a budget of 200 ms on a Pi). The request is the
  * client's `probe()`: `GET {baseUrl}/api/v1/stations/{token}/stats`.
  */
 export interface ServiceProbe {

@@ -5,7 +5,7 @@ import { StationAgentError } from '../errors.js';
  * makes (the service's REST API, the alert webhook, the status probe, GraphQL, the MQTT
  * connect, `watch`'s handshake) ends within a time limit, however the peer behaves.
  *
- * Idle timeouts are not enough: undici's `headersTimeout`/`bodyTimeout` and a socket's
+ * Idle timeouts are not enough: an HTTP client's headers and body timeouts and a socket's
  * `timeout` restart at every byte, so a receiver that sends its headers and then one
  * byte every 2 s holds a request (and whatever waits behind it: the alert queue, a
  * daemon's stop) for ever. A deadline counts from the start, whatever arrives.

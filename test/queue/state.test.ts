@@ -132,6 +132,22 @@ describe('transition', () => {
     expect(() => transition(q, 'detection', id, 'pending', { spoolPath: '/x' })).toThrow(/recording field/);
   });
 
+  it('binds each call its own values when one shape of transition repeats on a queue (its SQL is built once)', () => {
+    const [a, b] = [itemIn('recording', 'sending'), itemIn('recording', 'sending')];
+    transition(q, 'recording', a, 'pending', { lastError: 'first', reconcile: true }, { now: 1_000 });
+    transition(q, 'recording', b, 'pending', { lastError: 'second', reconcile: false }, { now: 2_000 });
+    expect(getItem(q, 'recording', a)).toMatchObject({ state: 'pending', lastError: 'first', reconcile: true, updatedAt: 1_000 });
+    expect(getItem(q, 'recording', b)).toMatchObject({ state: 'pending', lastError: 'second', reconcile: false, updatedAt: 2_000 });
+    // The same target with another restriction is another shape: its own states are checked.
+    const failed = itemIn('recording', 'failed');
+    expect(() => transition(q, 'recording', failed, 'pending', {}, { from: ['sending'] })).toThrow(/from failed to pending/);
+    expect(transition(q, 'recording', failed, 'pending').state).toBe('pending');
+    // A patch column set on one call is not set on the next call of the same target without it.
+    const c = itemIn('recording', 'sending');
+    transition(q, 'recording', c, 'pending', {}, { now: 3_000 });
+    expect(getItem(q, 'recording', c)).toMatchObject({ state: 'pending', lastError: null, updatedAt: 3_000 });
+  });
+
   it('moves a batch only from allowed states, in one UPDATE', () => {
     const pending = itemIn('recording', 'pending');
     const uploaded = itemIn('recording', 'uploaded');

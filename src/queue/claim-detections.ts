@@ -48,22 +48,9 @@ export interface ClaimDetectionsOptions extends ClaimOptions, DetectionWaitOptio
  * schema), so a claim never walks the detections that wait.
  */
 export function claimDetections(q: Queue, options: ClaimDetectionsOptions): ClaimedDetection[] {
-  const limit = limitSql(options.limit);
-  const dir = direction(options.order);
   const now = options.now ?? Date.now();
   const noAudioBefore = now - (options.noAudioAfterMs ?? DEFAULT_NO_AUDIO_AFTER_MS);
-  // recording_wait (kept by triggers from the recording's state and audio): 0 nothing
-  // to wait for, 1 the recording's upload, 2 its audio.
-  const branch = (state: string, wait: 0 | 1 | 2) =>
-    `SELECT id, state, next_attempt_at FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait} ` +
-    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 && !options.audioWithheld ? ' AND created_at <= @no_audio_before' : ''} ` +
-    `ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
-  const waits: (0 | 1 | 2)[] = options.audioHeld || options.audioWithheld ? [0, 2, 1] : [0, 2];
-  const ids = claimIds(
-    CLAIM_FROM.flatMap((state) => waits.map((wait) => branch(state, wait))),
-    dir,
-    options.limit,
-  );
+  const ids = claimSql(options);
   return q.write(() => {
     const claimed = transitionWhere(q, 'detection', 'sending', {
       ids,
@@ -89,4 +76,29 @@ export function claimDetections(q: Queue, options: ClaimDetectionsOptions): Clai
     });
     return sortClaimed(result, options.order);
   });
+}
+
+/** The ids query of a claim, per order, limit and audio policy: built once (several claims per recording, few shapes). */
+const claimSqls = new Map<string, string>();
+
+function claimSql(options: ClaimDetectionsOptions): string {
+  const key = `${options.order}|${options.limit}|${Boolean(options.audioHeld)}|${Boolean(options.audioWithheld)}`;
+  let sql = claimSqls.get(key);
+  if (sql !== undefined) return sql;
+  const limit = limitSql(options.limit);
+  const dir = direction(options.order);
+  // recording_wait (kept by triggers from the recording's state and audio): 0 nothing
+  // to wait for, 1 the recording's upload, 2 its audio.
+  const branch = (state: string, wait: 0 | 1 | 2) =>
+    `SELECT id, state, next_attempt_at FROM detections WHERE waiting = 1 AND state = '${state}' AND recording_wait = ${wait} ` +
+    `AND next_attempt_at <= @now AND hold_reason IS NULL${wait !== 0 && !options.audioWithheld ? ' AND created_at <= @no_audio_before' : ''} ` +
+    `ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
+  const waits: (0 | 1 | 2)[] = options.audioHeld || options.audioWithheld ? [0, 2, 1] : [0, 2];
+  sql = claimIds(
+    CLAIM_FROM.flatMap((state) => waits.map((wait) => branch(state, wait))),
+    dir,
+    options.limit,
+  );
+  claimSqls.set(key, sql);
+  return sql;
 }

@@ -11,19 +11,8 @@ import type { RecordingItem } from './types.js';
  * up at the service before posting again).
  */
 export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[] {
-  const limit = limitSql(options.limit);
-  const dir = direction(options.order);
   const now = options.now ?? Date.now();
-  // audio_stage 2: FLAC in the spool (see the schema).
-  const ids = claimIds(
-    CLAIM_FROM.map(
-      (state) =>
-        `SELECT id, state, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 2 ` +
-        `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`,
-    ),
-    dir,
-    options.limit,
-  );
+  const ids = claimSql(options);
   const claimed = transitionWhere(q, 'recording', 'sending', {
     ids,
     params: { now },
@@ -31,6 +20,30 @@ export function claimRecordings(q: Queue, options: ClaimOptions): RecordingItem[
     now,
   });
   return sortClaimed(claimed, options.order);
+}
+
+/** The ids query of a claim, per order and limit: built once (several claims per recording, few shapes). */
+const claimSqls = new Map<string, string>();
+
+function claimSql(options: ClaimOptions): string {
+  const key = `${options.order}|${options.limit}`;
+  let sql = claimSqls.get(key);
+  if (sql === undefined) {
+    const limit = limitSql(options.limit);
+    const dir = direction(options.order);
+    // audio_stage 2: FLAC in the spool (see the schema).
+    sql = claimIds(
+      CLAIM_FROM.map(
+        (state) =>
+          `SELECT id, state, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 2 ` +
+          `AND next_attempt_at <= @now AND hold_reason IS NULL ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`,
+      ),
+      dir,
+      options.limit,
+    );
+    claimSqls.set(key, sql);
+  }
+  return sql;
 }
 
 /**

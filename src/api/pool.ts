@@ -1,6 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as Https from 'node:https';
+import type { Socket } from 'node:net';
 
 /**
  * The keep-alive connections to one origin, through Node's own HTTP client.
@@ -36,9 +37,8 @@ export interface PoolOptions {
   connections: number;
   connectTimeoutMs: number;
   /**
-   * An idle connection is closed after this long (or the server's `Keep-Alive: timeout=`
-   * hint when shorter), before a server's own idle timeout closes it under a request.
-   * Default 4 000 ms, undici's default.
+   * An idle connection is closed after this long, before a server's own idle timeout
+   * (Node's http server: 5 s) closes it under a request. Default 4 000 ms, undici's default.
    */
   idleMs?: number;
 }
@@ -47,12 +47,13 @@ const require = createRequire(import.meta.url);
 
 export function connectionPool(origin: URL, options: PoolOptions): ConnectionPool {
   const secure = origin.protocol === 'https:';
+  // No `timeout` here: the Agent would set it on a new socket at once, and its idle
+  // timer would then end an unanswered connect at idleMs instead of `connectTimeoutMs`.
   const agentOptions = {
     keepAlive: true,
     maxSockets: options.connections,
     maxFreeSockets: options.connections,
     scheduling: 'lifo' as const,
-    timeout: options.idleMs ?? 4_000,
   };
   let agent: Agent;
   let request: typeof httpRequest;
@@ -64,6 +65,11 @@ export function connectionPool(origin: URL, options: PoolOptions): ConnectionPoo
     agent = new Agent(agentOptions);
     request = httpRequest;
   }
+  // An idle connection in the pool closes after idleMs (the Agent destroys a free socket
+  // whose timer fires; a request taking it sets its own). Runs after the Agent's own
+  // 'free' listener, which resets the socket's timeout.
+  const idleMs = options.idleMs ?? 4_000;
+  agent.on('free', (socket: Socket) => socket.setTimeout(idleMs));
   const inFlight = new Set<Promise<unknown>>();
   let open = true;
   return {

@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src/api/client.js';
 import { NetworkError } from '../../src/api/errors.js';
+import { send } from '../../src/api/http.js';
+import { connectionPool } from '../../src/api/pool.js';
 import { buildCli } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';
@@ -110,6 +112,20 @@ describe('the keep-alive pool', () => {
     const err = await c.postDetection(DETECTION).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ cause_code: 'ERR_POOL_CLOSED' });
+  });
+});
+
+describe('the pool, its timers', () => {
+  const get = (pool: ReturnType<typeof connectionPool>) =>
+    send(pool, { method: 'GET', path: '/api/v1/stats', display: 'GET /api/v1/stats', headers: {}, timeoutMs: 5_000, secrets: [] });
+
+  it('an idle connection in the pool is closed after idleMs', async () => {
+    const r = await receiver();
+    const pool = connectionPool(new URL(r.url), { connections: 1, connectTimeoutMs: 5_000, idleMs: 100 });
+    cleanups.push(() => pool.close());
+    await get(pool);
+    const [socket] = [...r.connections];
+    await until('the idle connection closed', () => socket.destroyed || socket.readyState === 'closed', 5_000);
   });
 });
 

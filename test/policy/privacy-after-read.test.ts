@@ -14,16 +14,25 @@ afterEach(async () => {
   world = undefined;
 });
 
-function setServiceUrl(file: string, baseUrl: string): void {
-  const config = JSON.parse(readFileSync(file, 'utf8')) as { service: Record<string, unknown> };
-  writeFileSync(file, JSON.stringify({ ...config, service: { ...config.service, baseUrl } }, null, 2), { mode: 0o600 });
+function setServiceUrl(file: string, baseUrl: string, upload?: { windows: string[] }): void {
+  const config = JSON.parse(readFileSync(file, 'utf8')) as { service: Record<string, unknown>; upload?: Record<string, unknown> };
+  const next = { ...config, service: { ...config.service, baseUrl }, upload: { ...config.upload, windows: upload?.windows ?? [] } };
+  writeFileSync(file, JSON.stringify(next, null, 2), { mode: 0o600 });
+}
+
+/** An upload window of 30 minutes some twelve hours from now (the test station's zone, Europe/Berlin, is within two hours of UTC): nothing is sent before it. */
+function windowFarFromNow(): string {
+  const hour = String((new Date().getUTCHours() + 12) % 24).padStart(2, '0');
+  return `${hour}:00-${hour}:30`;
 }
 
 describe('privacy after the first read (issue 19 item 1)', () => {
   it('withholds a soundscape already queued when its table is rewritten with a person in it, and the log says what happened', async () => {
     world = await createAgentWorld();
     const serviceUrl = world.emulator.url;
-    setServiceUrl(world.configPath, `http://127.0.0.1:${await closedPort()}`);
+    // Down, and outside its upload window: no try is under way when the table is rewritten
+    // (a try in flight at that moment is held, not dropped: src/ingest/privacy.ts).
+    setServiceUrl(world.configPath, `http://127.0.0.1:${await closedPort()}`, { windows: [windowFarFromNow()] });
     const wav = path.join(world.inputDir, '20240224_160000.wav');
     const table = path.join(world.inputDir, '20240224_160000.BirdNET.results.csv');
     copyFileSync(MAGPIE_WAV, wav);

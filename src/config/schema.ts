@@ -392,6 +392,12 @@ const uploadSchema = z
         'Which FLAC encoder turns spooled WAVs into the FLAC the service accepts. `auto`: the system\'s libFLAC in the agent\'s own process (flac-bindings, an optional addon the .deb carries; least CPU, no process per recording) when it loads, else Debian\'s `flac` program when it is on PATH, else libflacjs (WebAssembly, bundled, about ten times the CPU). `native`: native libFLAC only, the addon, else the `flac` program; with neither, soundscapes wait (retried) and `station-agent doctor` fails. `program`: the `flac` program only (float and 32-bit WAVs still go to libflacjs). `wasm`: libflacjs only. The addon needs libFLAC.so.12 (Debian\'s libflac12, which `flac` depends on).',
       )
       .meta({ examples: ['auto'] }),
+    flacCompressionLevel: wholeBetween(0, 8)
+      .default(0)
+      .describe(
+        'libFLAC\'s compression level for the soundscapes, 0 (least CPU) to 8 (smallest files); every encoder (`upload.flacEncoder`) honours it. The default 0 spends about a third less CPU per recording than the usual 5 (what the `flac` program and libsndfile pick) for files some 5 % larger: on a Pi Zero 2 W the analyzer needs the CPU more than the link needs the bytes. On a metered link, 5 saves those bytes for that CPU (docs/INSTALL.md, "What a recording costs the CPU").',
+      )
+      .meta({ examples: [0] }),
     probeIntervalSec: wholeBetween(1, 3_600)
       .default(60)
       .describe(

@@ -1,4 +1,4 @@
-import { createFlacEncoder, type FlacEncoder } from '../audio/flac-encoder.js';
+import { createFlacEncoder, type FlacCompressionLevel, type FlacEncoder } from '../audio/flac-encoder.js';
 import type { Config } from '../config/index.js';
 import { SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import { SpoolCompaction } from '../encode/spool-compaction.js';
@@ -21,7 +21,11 @@ export class EncoderComponent implements Component {
   private readonly compaction: SpoolCompaction;
 
   constructor(config: Config, deps: { queue: Queue; log: Logger; bus: EventBus; diskLow: () => boolean }) {
-    this.encoder = createFlacEncoder({ engine: config.upload.flacEncoder });
+    this.encoder = createFlacEncoder({
+      engine: config.upload.flacEncoder,
+      // The schema bounds the level to a whole number from 0 to 8.
+      compressionLevel: config.upload.flacCompressionLevel as FlacCompressionLevel,
+    });
     // One set of the recordings being encoded: the two never take the same one.
     const busy = new Set<number>();
     this.soundscapes = new SoundscapePreparer(this.encoder, deps.log, () => deps.bus.emit('sendable'), { busy });

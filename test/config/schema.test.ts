@@ -40,6 +40,7 @@ describe('config schema', () => {
     expect(config.upload).toEqual({
       concurrency: 4,
       flacEncoder: 'auto',
+      flacCompressionLevel: 0,
       backoffBaseMs: 1000,
       backoffMaxMs: 300_000,
       noSoundscapeAfterSec: 3600,

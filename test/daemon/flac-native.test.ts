@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
@@ -45,5 +45,43 @@ describe.skipIf(!flacVersion && !addon)('upload.flacEncoder native', () => {
     const info = await readFlacInfo(stored);
     expect(info).toMatchObject({ sampleRate: 16_000, totalSamples: 160_000, channels: 1 });
     expect(info.md5).not.toBe('0'.repeat(32));
+  });
+});
+
+/**
+ * `upload.flacCompressionLevel` reaches libFLAC through every encoder: the service's copy
+ * tells the level by its block size (libFLAC's levels 0 to 2 cut 1,152-sample blocks, 3 and
+ * above 4,096), and by its size (level 0 keeps no LPC predictors: larger).
+ */
+describe('upload.flacCompressionLevel', () => {
+  const engines = [
+    ...(addon || flacVersion ? (['native'] as const) : []),
+    ...(flacVersion ? (['program'] as const) : []),
+    'wasm' as const,
+  ];
+  const storedFlac = async (flacEncoder: string, level: number | undefined) => {
+    world = await createAgentWorld({
+      config: { input: { minConfidence: 0.15 }, upload: { flacEncoder, ...(level === undefined ? {} : { flacCompressionLevel: level }) } },
+    });
+    addRealRecording(world.inputDir);
+    await world.startAgent();
+    expect((await world.waitDrained()).recordings.uploaded).toBe(1);
+    const [sc] = await world.allSoundscapes();
+    const stored = path.join(world.root, 'stored.flac');
+    writeFileSync(stored, Buffer.from(await (await fetch(sc.url)).arrayBuffer()));
+    const result = { info: await readFlacInfo(stored), bytes: statSync(stored).size };
+    await world.close();
+    world = undefined;
+    return result;
+  };
+
+  it.each(engines)('%s: 0 by default (1,152-sample blocks), 5 when set (4,096-sample blocks, a smaller file)', async (flacEncoder) => {
+    const byDefault = await storedFlac(flacEncoder, undefined);
+    expect(byDefault.info).toMatchObject({ maxBlockSize: 1152, totalSamples: 160_000 });
+    const level5 = await storedFlac(flacEncoder, 5);
+    expect(level5.info).toMatchObject({ maxBlockSize: 4096, totalSamples: 160_000 });
+    expect(level5.bytes).toBeLessThan(byDefault.bytes);
+    // Lossless either way: the same audio.
+    expect(level5.info.md5).toBe(byDefault.info.md5);
   });
 });

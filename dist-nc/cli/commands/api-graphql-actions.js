@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { createOutput } from '../format/output.js';
+import { renderTable } from '../format/table.js';
+import { dataOf, postGraphql, stationScope } from './graphql-support.js';
+import { loadCliConfig } from './support/context.js';
+import { UsageError } from './support/errors.js';
+import { fileProblem } from '../../config/secret-files.js';
+import { readRegularFileBounded } from '../../system/regular-file.js';
+import { redactText } from '../../wire/redact.js';
+export function periodInput(flags) {
+    if (flags.from || flags.to)
+        return { ...(flags.from ? { from: flags.from } : {}), ...(flags.to ? { to: flags.to } : {}) };
+    const period = flags.period ?? 'day';
+    return period === 'all' ? { from: '1970-01-01' } : { count: 1, unit: period };
+}
+const QUERY_FILE_MAX_BYTES = 1024 * 1024;
+async function readQuery(source, secrets) {
+    if (source === '-') {
+        const chunks = [];
+        for await (const chunk of process.stdin)
+            chunks.push(chunk);
+        return Buffer.concat(chunks).toString('utf8');
+    }
+    if (source.startsWith('@')) {
+        const file = source.slice(1);
+        try {
+            return (await readRegularFileBounded(file, QUERY_FILE_MAX_BYTES, { followSymlinks: true })).text;
+        }
+        catch (err) {
+            throw new UsageError(redactText(`--query ${source}: the file ${path.resolve(file)} ${fileProblem(err)}`, secrets));
+        }
+    }
+    return source;
+}
+export async function graphqlAction(flags) {
+    const loaded = await loadCliConfig(flags);
+    const query = await readQuery(flags.query, [loaded.config.service.token]);
+    if (query.trim() === '')
+        throw new UsageError('--query is empty');
+    const { graphqlUrl, timeoutMs } = loaded.config.service;
+    const answer = await postGraphql(graphqlUrl, { query, variables: flags.variables, operationName: flags.operationName }, timeoutMs);
+    createOutput().json(answer);
+    if (answer.errors?.length)
+        process.exitCode = 1;
+}
+async function scope(flags) {
+    const loaded = await loadCliConfig(flags);
+    const stationIds = await stationScope(loaded, flags);
+    const variables = { period: periodInput(flags), stationIds, stationTypes: flags.stationType, speciesId: flags.speciesId };
+    return { url: loaded.config.service.graphqlUrl, timeoutMs: loaded.config.service.timeoutMs, variables };
+}
+const TOP_SPECIES = `
+query TopSpecies($period: InputDuration, $stationIds: [ID!], $stationTypes: [String!], $speciesId: ID, $limit: Int, $offset: Int) {
+  topSpecies(period: $period, stationIds: $stationIds, stationTypes: $stationTypes, speciesId: $speciesId, limit: $limit, offset: $offset) {
+    count averageProbability speciesId
+    species { commonName scientificName }
+    breakdown { almostCertain veryLikely uncertain unlikely }
+  }
+}`;
+export async function topSpeciesAction(flags) {
+    const { url, timeoutMs, variables } = await scope(flags);
+    const data = dataOf(await postGraphql(url, { query: TOP_SPECIES, variables: { ...variables, limit: flags.limit, offset: flags.offset } }, timeoutMs));
+    const out = createOutput();
+    if (flags.json)
+        return out.json({ topSpecies: data.topSpecies });
+    if (data.topSpecies.length === 0)
+        return out.note('no detections in the period');
+    const n = (v) => String(v ?? 0);
+    const columns = [
+        { header: '#', value: (r) => String(r.rank), align: 'right' },
+        { header: 'SPECIES', value: (r) => r.species?.commonName ?? r.speciesId, maxWidth: 32 },
+        { header: 'SCIENTIFIC NAME', value: (r) => out.style.dim(r.species?.scientificName ?? ''), maxWidth: 32 },
+        { header: 'DETECTIONS', value: (r) => String(r.count), align: 'right' },
+        { header: 'ALMOST CERTAIN', value: (r) => n(r.breakdown?.almostCertain), align: 'right' },
+        { header: 'VERY LIKELY', value: (r) => n(r.breakdown?.veryLikely), align: 'right' },
+        { header: 'UNCERTAIN', value: (r) => n(r.breakdown?.uncertain), align: 'right' },
+        { header: 'UNLIKELY', value: (r) => n(r.breakdown?.unlikely), align: 'right' },
+        { header: 'AVG PROBABILITY', value: (r) => (r.averageProbability === null ? '-' : r.averageProbability.toFixed(3)), align: 'right' },
+    ];
+    const offset = flags.offset ?? 0;
+    out.lines(renderTable(columns, data.topSpecies.map((row, i) => ({ ...row, rank: offset + i + 1 })), out.style.bold));
+}
+const COUNTS = `
+query Counts($period: InputDuration, $stationIds: [ID!], $stationTypes: [String!], $speciesId: ID) {
+  counts(period: $period, stationIds: $stationIds, stationTypes: $stationTypes, speciesId: $speciesId) {
+    detections species stations analyzer
+    breakdown { stations { type count } }
+  }
+}`;
+export async function countsAction(flags) {
+    const { url, timeoutMs, variables } = await scope(flags);
+    const { counts } = dataOf(await postGraphql(url, { query: COUNTS, variables }, timeoutMs));
+    const out = createOutput();
+    if (flags.json)
+        return out.json({ counts });
+    const byType = counts.breakdown.stations.map((s) => `${s.type} ${s.count}`).join(', ');
+    out.lines([
+        `detections: ${counts.detections}`,
+        `species:    ${counts.species}`,
+        `stations:   ${counts.stations}${byType ? ` (${byType})` : ''}`,
+        `analyzer:   ${counts.analyzer ?? '-'}`,
+    ]);
+}

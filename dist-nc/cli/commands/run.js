@@ -1,0 +1,61 @@
+import { configOption, examples } from './support/options.js';
+const STOP_DEADLINE_MS = 8_000;
+export function registerRunCommand(program) {
+    program
+        .command('run')
+        .description('run the agent: watch the analyzer output, queue, upload, keep the station config in sync')
+        .addOption(configOption())
+        .option('-v, --verbose', 'log at debug level (overrides log.level)')
+        .addHelpText('after', `
+Logs are JSON lines on standard output (for the journal), the token redacted.
+Stop with SIGTERM or Ctrl-C: in-flight uploads are abandoned safely and
+reconciled with the service on the next start, so nothing is lost or duplicated.
+A changed config file or token file is read again by itself (or on SIGHUP,
+systemctl reload): a new token is used at once, station settings are pushed;
+other keys need a restart. One run per dataDir: a second one exits 1.
+${examples('station-agent run --config /etc/station-agent/config.json', 'STATION_AGENT_TOKEN=... station-agent run --config ./config.json --verbose')}`)
+        .action(async (flags) => {
+        let signalled = null;
+        let onStop = null;
+        const onSignal = (signal) => {
+            if (signalled)
+                return;
+            signalled = signal;
+            onStop?.();
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
+        let onReload = null;
+        const onHangup = () => onReload?.();
+        process.on('SIGHUP', onHangup);
+        try {
+            const { startDaemon } = await import('../../daemon/index.js');
+            const daemon = await startDaemon({
+                path: flags.config,
+                overrides: flags.verbose ? { log: { level: 'debug' } } : undefined,
+            });
+            onReload = () => void daemon.reload();
+            await new Promise((resolve) => {
+                onStop = () => {
+                    daemon.log.info({ signal: signalled }, 'stopping');
+                    const deadline = setTimeout(() => {
+                        daemon.log.error('shutdown took too long: exiting');
+                        process.exit(1);
+                    }, STOP_DEADLINE_MS);
+                    deadline.unref();
+                    void daemon.stop().then(resolve, (err) => {
+                        daemon.log.error(`shutdown failed: ${String(err)}`);
+                        resolve();
+                    });
+                };
+                if (signalled)
+                    onStop();
+            });
+        }
+        finally {
+            process.off('SIGTERM', onSignal);
+            process.off('SIGINT', onSignal);
+            process.off('SIGHUP', onHangup);
+        }
+    });
+}

@@ -1,0 +1,1 @@
+export const DEFAULT_DATA_DIR = '/var/lib/station-agent';

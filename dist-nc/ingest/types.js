@@ -1,0 +1,9 @@
+export const RESULT_FORMATS = [
+    'raven',
+    'csv',
+    'audacity',
+    'kaleidoscope',
+    'legacy-csv',
+    'sidecar',
+    'analyzerpi-json',
+];

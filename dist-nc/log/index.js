@@ -1,0 +1,1 @@
+export { LOG_REDACT_KEYS, addLogSecrets, createLogger } from './logger.js';

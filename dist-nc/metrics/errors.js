@@ -1,0 +1,4 @@
+import { StationAgentError } from '../errors.js';
+export class MetricsError extends StationAgentError {
+    code = 'ERR_METRICS';
+}

@@ -1,0 +1,37 @@
+import { getMeta, outboxCounts, queueCounts } from '../queue/index.js';
+import { readToday } from './outbox.js';
+export function statePayload(q, snapshot, zone, now = Date.now()) {
+    const { counts, today, outbox, storedLastSuccess } = q.read(() => ({
+        counts: queueCounts(q),
+        today: readToday(q, zone, now),
+        outbox: outboxCounts(q),
+        storedLastSuccess: getMeta(q, 'lastSuccessAt') ?? null,
+    }));
+    const waiting = (s) => s.pending + s.sending + s.unknown;
+    const pausedReasons = (snapshot?.uploader.paused ?? []).map((p) => ({ reason: p.reason, message: p.message }));
+    if (snapshot && snapshot.uploader.circuit === 'open') {
+        pausedReasons.push({ reason: 'circuit', message: 'the service keeps failing: uploads wait for the next probe' });
+    }
+    const lastSuccess = Math.max(snapshot?.uploader.lastSuccessAt ?? 0, storedLastSuccess ?? 0);
+    return {
+        at: new Date(now).toISOString(),
+        queue: {
+            waiting: waiting(counts.detections) + waiting(counts.recordings),
+            detectionsWaiting: waiting(counts.detections),
+            soundscapesWaiting: waiting(counts.recordings),
+            failed: counts.detections.failed + counts.recordings.failed,
+        },
+        uploadsPaused: pausedReasons.length > 0,
+        pausedReasons,
+        lastUploadAt: lastSuccess > 0 ? new Date(lastSuccess).toISOString() : null,
+        detectionsToday: today.total,
+        speciesToday: today.species,
+        lastSpecies: today.last?.species ?? null,
+        lastScientificName: today.last?.scientificName ?? null,
+        lastDetectionAt: today.last?.timestamp ?? null,
+        mqttPending: outbox.detections,
+    };
+}
+export function stateSignature(state) {
+    return JSON.stringify({ ...state, at: null });
+}

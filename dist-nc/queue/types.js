@@ -1,0 +1,1 @@
+export const ITEM_STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'];

@@ -1,0 +1,261 @@
+import { constants } from 'node:fs';
+import { access, mkdir, open, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '../../errors.js';
+import { freeBytesNear, isDiskGettingLow, isDiskLow, minFreeBytes } from '../../system/disk.js';
+import { queueDbPath } from '../queue-file.js';
+import { scanInput, total } from './input-scan.js';
+import { result } from './types.js';
+const MIB = 1024 * 1024;
+export async function clockCheck(config, probe) {
+    const [{ clockSyncState }, { clockHold }] = await Promise.all([import('../../system/clock.js'), import('../../system/clock-gate.js')]);
+    const state = await (probe ?? clockSyncState)();
+    const title = 'clock synchronised';
+    if (state === 'synchronized')
+        return result('clock', title, 'pass', 'the system reports NTP synchronisation');
+    const ntpHint = 'check the network and NTP: `timedatectl status`, `timedatectl set-ntp true`; a Pi has no real-time clock, so its time is wrong until NTP syncs';
+    const mode = config.clock.requireSync;
+    if (clockHold(mode, state)) {
+        if (state === 'unknown') {
+            return result('clock', title, 'fail', 'the system cannot say whether the clock is synchronised, and clock.requireSync is always: uploads wait', 'install systemd-timesyncd or chrony, or set clock.requireSync to auto');
+        }
+        return result('clock', title, 'fail', 'the system clock is not synchronised; uploads wait for it (clock.requireSync)', ntpHint);
+    }
+    if (state === 'unknown') {
+        return result('clock', title, 'warn', 'the system cannot say (no systemd-timesyncd flag, timedatectl unavailable)', 'in a container this is normal; on a Raspberry Pi install systemd-timesyncd or chrony so the clock is set after boot');
+    }
+    return result('clock', title, 'warn', 'the system clock is not synchronised', ntpHint);
+}
+export async function inputChecks(config) {
+    const dir = config.input.dir;
+    let scan;
+    try {
+        scan = await scanInput(dir);
+    }
+    catch (err) {
+        const input = result('input', 'input folder readable', 'fail', `${dir}: ${describeFsError(err)}`, 'set input.dir to the analyzer\'s output folder and make it readable by the agent\'s user (`ls -ld` the folder)');
+        const skipped = (id, title) => result(id, title, 'skip', 'the input folder could not be read');
+        return { input, labels: skipped('labels', 'labels file'), inotify: skipped('inotify', 'inotify watch limit') };
+    }
+    return { input: inputResult(config, scan), labels: await labelsCheck(config, scan), inotify: await inotifyCheck(scan) };
+}
+function inputResult(config, scan) {
+    const audio = total(scan.audio);
+    const results = total(scan.results);
+    const parts = [
+        `${audio} audio (${describe(scan.audio)})`,
+        `${results} result files (${describe(scan.results)})`,
+        `${scan.analyzerpiJson} analyzerpi JSON`,
+        `${scan.other} other`,
+        `${scan.folders} folders`,
+    ];
+    const detail = `${scan.dir}: ${parts.join(', ')}`;
+    const data = { ...scan };
+    const title = 'input folder readable and recognised';
+    if (scan.unreadable.length) {
+        return result('input', title, 'fail', `${detail}; unreadable: ${scan.unreadable.join(', ')}`, 'make every subfolder readable by the agent\'s user', data);
+    }
+    const format = config.input.format;
+    if (format === 'analyzerpi' && results > 0 && scan.analyzerpiJson === 0) {
+        return result('input', title, 'fail', `${detail}; input.format is analyzerpi but only analyzer result files are there`, 'set input.format to results (or auto)', data);
+    }
+    if (format === 'results' && scan.analyzerpiJson > 0 && results === 0) {
+        return result('input', title, 'fail', `${detail}; input.format is results but only analyzerpi JSON files are there`, 'set input.format to analyzerpi (or auto)', data);
+    }
+    if (audio + results + scan.analyzerpiJson === 0) {
+        return result('input', title, 'warn', `${detail}; nothing recognised yet`, 'check that input.dir is the folder the analyzer writes to, and that the analyzer runs', data);
+    }
+    return result('input', title, 'pass', detail, null, data);
+}
+async function labelsCheck(config, scan) {
+    const title = 'labels file found';
+    const needed = config.input.format === 'analyzerpi' || scan.analyzerpiJson > 0;
+    const file = config.input.labels;
+    if (!file) {
+        if (needed) {
+            return result('labels', title, 'fail', 'analyzerpi output names species by common name only, and input.labels is not set', 'set input.labels to the analyzer\'s labels file (lines "Scientific name_Common name"), e.g. .../model/labels.txt');
+        }
+        if ((scan.results.raven ?? 0) > 0) {
+            return result('labels', title, 'warn', 'input.labels is not set; Raven selection tables of older analyzer versions name species by common name only', 'set input.labels to the analyzer\'s labels file so those detections can be resolved');
+        }
+        return result('labels', title, 'skip', 'not needed for this input (no analyzerpi output)');
+    }
+    try {
+        const [{ Labels }, { describeUnknownName, unknownConfigNames }] = await Promise.all([import('../../ingest/labels.js'), import('../../policy/name-check.js')]);
+        const labels = await Labels.load(file, config.input.localizedLabels ?? undefined);
+        const found = `${file}: ${labels.size} species${config.input.localizedLabels ? `, localised: ${config.input.localizedLabels}` : ''}`;
+        const unknown = unknownConfigNames(config, labels);
+        if (unknown.length > 0) {
+            return result('labels', title, 'warn', `${found}; ${unknown.map(describeUnknownName).join('; ')}`, 'correct each name to the labels file\'s spelling (a scientific name, a common name, or the whole line)', { unknownNames: unknown });
+        }
+        return result('labels', title, 'pass', found);
+    }
+    catch (err) {
+        return result('labels', title, 'fail', errorMessage(err), 'point input.labels at the analyzer\'s labels file, readable by the agent\'s user');
+    }
+}
+async function inotifyCheck(scan) {
+    const { inotifyMaxUserWatches } = await import('../../system/inotify.js');
+    const limit = await inotifyMaxUserWatches();
+    const title = 'inotify watch limit';
+    const data = { limit, folders: scan.folders };
+    if (limit === null)
+        return result('inotify', title, 'skip', 'the limit cannot be read here (not Linux?); the periodic rescan still finds new files', null, data);
+    const detail = `${scan.folders} folders to watch, limit ${limit} per user`;
+    const hint = `raise it: echo fs.inotify.max_user_watches=${Math.max(limit * 2, scan.folders * 2)} | sudo tee /etc/sysctl.d/60-station-agent.conf && sudo sysctl --system`;
+    if (scan.folders > limit)
+        return result('inotify', title, 'fail', `${detail}: new files are found only by the periodic rescan`, hint, data);
+    if (scan.folders > limit * 0.8)
+        return result('inotify', title, 'warn', `${detail}: close to the limit (other programs use watches too)`, hint, data);
+    return result('inotify', title, 'pass', detail, null, data);
+}
+export async function spoolCheck(config) {
+    const dir = config.dataDir;
+    const title = 'spool writable (dataDir)';
+    const hint = `create it for the agent's user (User= of its systemd unit, e.g. pi): sudo install -d -o pi -g pi ${dir}`;
+    try {
+        const s = await stat(dir);
+        if (!s.isDirectory())
+            return result('spool', title, 'fail', `${dir} is not a folder`, 'set dataDir to a folder');
+    }
+    catch (err) {
+        if (err.code !== 'ENOENT')
+            return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, hint);
+        const parent = await nearestExisting(path.dirname(dir));
+        try {
+            await access(parent, constants.W_OK);
+            return result('spool', title, 'pass', `${dir} does not exist yet; ${parent} is writable, the agent creates it`);
+        }
+        catch {
+            return result('spool', title, 'fail', `${dir} does not exist and ${parent} is not writable by this user`, hint);
+        }
+    }
+    const probe = path.join(dir, `.doctor-${process.pid}`);
+    try {
+        await mkdir(dir, { recursive: true });
+        const handle = await open(probe, 'w');
+        try {
+            await handle.writeFile('station-agent doctor\n');
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        return result('spool', title, 'pass', `${dir}: a file was written and synced`);
+    }
+    catch (err) {
+        return result('spool', title, 'fail', `${dir}: ${describeFsError(err)}`, `${hint}; run doctor as the agent's user (sudo -u pi station-agent doctor)`);
+    }
+    finally {
+        await rm(probe, { force: true });
+    }
+}
+export async function queueCheck(config) {
+    const file = queueDbPath(config.dataDir);
+    const title = 'queue database';
+    try {
+        await stat(file);
+    }
+    catch {
+        return result('queue', title, 'pass', `${file} not created yet (the daemon creates it)`);
+    }
+    try {
+        const { openQueue, queueCounts } = await import('../../queue/index.js');
+        const q = openQueue(file);
+        try {
+            const integrity = q.integrityCheck();
+            if (!integrity.ok) {
+                return result('queue', title, 'fail', `${file}: ${integrity.problems.slice(0, 3).join('; ')}`, 'stop the agent, move the file aside (it is kept for diagnosis) and start again with an empty queue');
+            }
+            const counts = queueCounts(q);
+            const waiting = counts.recordings.pending + counts.detections.pending + counts.recordings.unknown + counts.detections.unknown;
+            const failed = counts.recordings.failed + counts.detections.failed;
+            const detail = `${file}: intact; ${waiting} waiting, ${failed} failed`;
+            if (failed > 0)
+                return result('queue', title, 'warn', detail, 'look at them with `station-agent queue list --state failed`; retry with `queue retry --failed` once the cause is fixed');
+            return result('queue', title, 'pass', detail);
+        }
+        finally {
+            q.close();
+        }
+    }
+    catch (err) {
+        return result('queue', title, 'fail', errorMessage(err), 'check dataDir and the file\'s owner; a damaged file can be moved aside');
+    }
+}
+export async function audioCopyCheck(config) {
+    const { audioCopyCost } = await import('../../system/audio-copy-cost.js');
+    const cost = await audioCopyCost(config.input.dir, config.dataDir, null);
+    const title = 'audio taken without a copy';
+    const data = { ...cost };
+    if (!cost.copies)
+        return result('audio-copy', title, 'pass', `input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
+    const perDay = `${(cost.bytesPerDay / 1e9).toFixed(1)} GB a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${5_760} recordings)`;
+    if (config.input.ramDiskAudio === 'keep') {
+        return result('audio-copy', title, 'pass', `${cost.why}: input.ramDiskAudio is keep: each recording's audio waits for its upload there (${config.input.dir}/.station-agent-spool), nothing written to the card; a power cut loses the soundscapes not yet uploaded, never their detections. While that file system is less than half free, audio is copied onto the card (about ${perDay} if it always were)`, null, { ...data, ramDiskAudio: 'keep' });
+    }
+    return result('audio-copy', title, 'warn', `${cost.why}: input.ramDiskAudio is copy: each recording's audio is copied onto the card before its upload, about ${perDay}`, 'set input.ramDiskAudio to keep to leave the audio on that file system until its upload (a power cut then loses the soundscapes of the last minutes, never the detections), or put the analyzer\'s folder and dataDir on one file system (docs/INSTALL.md, "An analyzer folder on a RAM disk")', { ...data, ramDiskAudio: 'copy' });
+}
+export async function diskCheck(config) {
+    const free = await freeBytesNear(config.dataDir);
+    const min = minFreeBytes(config.disk.minFreeMb);
+    const title = 'free disk space';
+    const data = { freeBytes: free, minFreeBytes: min };
+    if (free === null)
+        return result('disk', title, 'fail', `cannot read the free space of ${config.dataDir}`, 'check that dataDir is on a mounted file system', data);
+    const detail = `${(free / MIB).toFixed(0)} MiB free on ${config.dataDir} (disk.minFreeMb ${config.disk.minFreeMb})`;
+    const hint = 'free space on the card (old recordings of the analyzer, journal: `journalctl --vacuum-size=100M`), or lower retention.keepUploadedDays';
+    if (isDiskLow(free, config.disk.minFreeMb))
+        return result('disk', title, 'fail', `${detail}: no audio is spooled until space is freed; detections still queue`, hint, data);
+    if (isDiskGettingLow(free, config.disk.minFreeMb))
+        return result('disk', title, 'warn', `${detail}: getting low`, hint, data);
+    return result('disk', title, 'pass', detail, null, data);
+}
+export async function flacCheck(config) {
+    const { checkFlacEncoder } = await import('../../audio/flac-check.js');
+    const choice = config.upload.flacEncoder;
+    const check = await checkFlacEncoder({ engine: choice });
+    const title = 'FLAC encoder working';
+    const data = { flacEncoder: choice, engine: check.engine };
+    if (!check.ok) {
+        const hint = choice === 'native' || choice === 'program'
+            ? 'install the flac program (sudo apt-get install flac) or set upload.flacEncoder to "auto"; without an encoder soundscapes are not uploaded, detections still are'
+            : 'reinstall the package (npm ci) so libflacjs is complete; without an encoder soundscapes are not uploaded, detections still are';
+        return result('flac', title, 'fail', `upload.flacEncoder ${choice}, ${check.engine}: ${check.detail ?? 'failed'}`, hint, data);
+    }
+    const native = /\(flac program\)$|\(flac-bindings, in-process\)$/.test(check.engine);
+    const detail = `encoded and verified a test tone with ${check.engine} (upload.flacEncoder ${choice})`;
+    if (choice === 'auto' && !native) {
+        return result('flac', title, 'pass', `${detail}; neither libFLAC's addon nor the flac program is installed (sudo apt-get install flac: native libFLAC spends far less CPU)`, null, data);
+    }
+    return result('flac', title, 'pass', detail, null, data);
+}
+async function nearestExisting(dir) {
+    let current = dir;
+    for (;;) {
+        try {
+            await stat(current);
+            return current;
+        }
+        catch {
+            const parent = path.dirname(current);
+            if (parent === current)
+                return current;
+            current = parent;
+        }
+    }
+}
+function describe(counts) {
+    const entries = Object.entries(counts).filter(([, n]) => n > 0);
+    return entries.length ? entries.map(([k, n]) => `${k} ${n}`).join(', ') : 'none';
+}
+function describeFsError(err) {
+    const code = err.code;
+    if (code === 'ENOENT')
+        return 'does not exist';
+    if (code === 'EACCES' || code === 'EPERM')
+        return 'permission denied for this user';
+    if (code === 'ENOTDIR')
+        return 'is not a folder';
+    return errorMessage(err);
+}

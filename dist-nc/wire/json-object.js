@@ -1,0 +1,3 @@
+export function isObject(v) {
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -8,7 +8,7 @@ no retries, nothing durable: what fails is lost.
 Run by bench/src/cpu.ts as `/usr/bin/python3 analyzerpi_uploader.py '<json>'` with the
 system's python3-soundfile and python3-requests (Debian). Prints `ready` once its modules
 are loaded (the analyzer it lives in has loaded them long before), starts on a line on
-stdin, prints `done <n>`, then waits for stdin to close, so that its CPU time is read
+stdin, prints `done <n> <FLAC bytes>`, then waits for stdin to close, so that its CPU time is read
 while it lives.
 """
 import io
@@ -44,6 +44,7 @@ def main():
     print('ready', flush=True)
     sys.stdin.readline()
     uploaded = 0
+    flac_bytes = 0
     for rec in args['recordings']:
         start = datetime.fromisoformat(rec['timestamp'])
         # 16-bit frames through soundfile's buffer API: soundfile.read() would need numpy,
@@ -54,6 +55,7 @@ def main():
         flac = io.BytesIO()
         with soundfile.SoundFile(flac, 'w', samplerate=samplerate, channels=channels, format='FLAC', subtype='PCM_16') as out:
             out.buffer_write(frames, dtype='int16')
+        flac_bytes += len(flac.getvalue())
         response = requests.post(
             url=f"{station}/soundscapes?timestamp={start.isoformat()}",
             data=flac.getvalue(),
@@ -84,7 +86,7 @@ def main():
             if response.status_code >= 300:
                 raise RuntimeError(f"detection not created: HTTP {response.status_code} {response.text[:300]}")
         uploaded += 1
-    print(f'done {uploaded}', flush=True)
+    print(f'done {uploaded} {flac_bytes}', flush=True)
     sys.stdin.read()
 
 

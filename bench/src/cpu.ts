@@ -36,7 +36,10 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
  *   a restart (a reboot, a power cut): the agent was started once before on the same config
  *   and queue, and that first start (the queue created, the config validated in a child
  *   process, both once per installation or config change) is a figure of its own.
- * Recordings per minute at 0.1 CPU: the recordings over the wall time of the same span.
+ * Recordings per minute at 0.1 CPU: the recordings over the wall time of the same span. Beside
+ * them, the FLAC each side sent per recording (the agent's from what the service stored): the
+ * agent's level (`upload.flacCompressionLevel`, default 0) spends less CPU on larger files
+ * than the uploader's libsndfile at libFLAC's level 5.
  */
 const DETECTIONS_PER_RECORDING = 2;
 const QUOTA_CORES = 0.1;
@@ -123,6 +126,11 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
       digits: 0,
     }),
     figure({ id: 'cpu.agentVsBaseline', name: 'CPU per recording: agent / analyzerpi uploader', value: agentPer / baselinePer, unit: 'x', target: { op: '<=', value: 1.0 }, targetUnit: 'x uploader' }),
+    // What each side's FLAC costs the link: the agent's level (upload.flacCompressionLevel,
+    // default 0) trades bytes for CPU; the uploader's libsndfile encodes at libFLAC's level 5.
+    figure({ id: 'cpu.baselineFlacKb', name: 'FLAC sent per recording: analyzerpi uploader (libsndfile, libFLAC level 5)', value: Number(baseline.detail.flacBytes) / n / 1000, unit: 'KB', digits: 1 }),
+    figure({ id: 'cpu.agentFlacKb', name: 'FLAC sent per recording: agent (upload.flacCompressionLevel default)', value: Number(agent.detail.flacBytes) / n / 1000, unit: 'KB', digits: 1 }),
+    figure({ id: 'cpu.agentVsBaselineFlacBytes', name: 'FLAC sent per recording: agent / analyzerpi uploader', value: Number(agent.detail.flacBytes) / Number(baseline.detail.flacBytes), unit: 'x' }),
     figure({ id: 'cpu.baselinePerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: analyzerpi uploader`, value: perMinute(baseline), unit: 'recordings/min', digits: 0, detail: { wallSec: baseline.wallSec } }),
     figure({ id: 'cpu.agentPerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: agent (start-up included)`, value: perMinute(agent), unit: 'recordings/min', digits: 0, detail: { wallSec: agent.wallSec } }),
   ];
@@ -178,11 +186,14 @@ async function runAgent(side: Side & { profileDir: string | null }): Promise<Sid
     const own = cpuSeconds(agent.pid, false);
     const withChildren = cpuSeconds(agent.pid, true);
     const peak = memory.stop();
+    const soundscapes = side.service.soundscapes();
+    if (soundscapes.count !== n) throw new Error(`agent: ${soundscapes.count} soundscapes stored, expected ${n}`);
     return {
       cpuSec,
       wallSec,
       peak,
       detail: {
+        flacBytes: soundscapes.bytes,
         firstStartCpuSec,
         startupCpuSec: cpuReady - cpu0,
         // The node process (all its threads) and its exited children (the flac runs), from /proc/<pid>/stat.
@@ -233,13 +244,13 @@ async function runBaseline(side: Side): Promise<SideResult> {
     const cpu0 = cpuOf(side.box, uploader);
     const t0 = performance.now();
     uploader.process.stdin?.write('go\n');
-    await uploader.waitForLine(/^done (\d+)$/m, 1_800_000);
+    const done = await uploader.waitForLine(/^done (\d+) (\d+)$/m, 1_800_000);
     const wallSec = (performance.now() - t0) / 1000;
     const cpuSec = cpuOf(side.box, uploader) - cpu0;
     const peak = memory.stop();
     const stored = side.service.stored;
     if (stored !== side.recordings.length * DETECTIONS_PER_RECORDING) throw new Error(`analyzerpi uploader: ${stored} detections stored, expected ${side.recordings.length * DETECTIONS_PER_RECORDING}`);
-    return { cpuSec, wallSec, peak, detail: { python: PYTHON } };
+    return { cpuSec, wallSec, peak, detail: { python: PYTHON, flacBytes: Number(done[2]) } };
   } finally {
     uploader.process.stdin?.end();
     await uploader.stop(5_000);

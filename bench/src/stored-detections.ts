@@ -17,6 +17,8 @@ export interface CountingService {
    * without a verdict.
    */
   untilStored(target: number, timeoutMs: number, why: (missing: number) => string): Promise<number>;
+  /** The soundscapes stored so far and their bytes (the FLACs as the service received them). */
+  soundscapes(): { count: number; bytes: number };
   close(): Promise<void>;
 }
 
@@ -47,6 +49,11 @@ export async function startCountingService(port = 0): Promise<CountingService> {
         };
         onStored();
       }),
+    soundscapes: () => {
+      const station = emulator.store.stations.byToken(BENCH_TOKEN);
+      const all = station ? emulator.store.soundscapes.list({ stationId: station.id }, { limit: 1_000_000 }) : [];
+      return { count: all.length, bytes: all.reduce((sum, s) => sum + s.filesize, 0) };
+    },
     close: () => {
       clearTimeout(timer);
       onStored = () => {};

@@ -114,9 +114,11 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
     // The counted run is a restart: the first start (queue created, config validated in a child) is measured apart.
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ firstStartCpuSec: expect.any(Number), startupCpuSec: expect.any(Number) });
-    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart']) {
+    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart', 'cpu.baselineFlacKb', 'cpu.agentFlacKb']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
+    // Each side's FLAC as the service received it: the agent's default level (0) sends larger files than libsndfile's 5.
+    expect(byId.get('cpu.agentVsBaselineFlacBytes')!.value).toBeGreaterThan(1);
     // The agent ran with the systemd unit's V8 flags.
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, nodeOptions: unitNodeOptions() });
     // Every memory figure shows VmRSS with its split into RssAnon and RssFile.

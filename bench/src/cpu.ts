@@ -129,7 +129,7 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
     // What each side's FLAC costs the link: the agent's level (upload.flacCompressionLevel,
     // default 0) trades bytes for CPU; the uploader's libsndfile encodes at libFLAC's level 5.
     figure({ id: 'cpu.baselineFlacKb', name: 'FLAC sent per recording: analyzerpi uploader (libsndfile, libFLAC level 5)', value: Number(baseline.detail.flacBytes) / n / 1000, unit: 'KB', digits: 1 }),
-    figure({ id: 'cpu.agentFlacKb', name: 'FLAC sent per recording: agent (upload.flacCompressionLevel default)', value: Number(agent.detail.flacBytes) / n / 1000, unit: 'KB', digits: 1 }),
+    figure({ id: 'cpu.agentFlacKb', name: `FLAC sent per recording: agent (upload.flacCompressionLevel ${process.env.STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL ?? 'default'})`, value: Number(agent.detail.flacBytes) / n / 1000, unit: 'KB', digits: 1 }),
     figure({ id: 'cpu.agentVsBaselineFlacBytes', name: 'FLAC sent per recording: agent / analyzerpi uploader', value: Number(agent.detail.flacBytes) / Number(baseline.detail.flacBytes), unit: 'x' }),
     figure({ id: 'cpu.baselinePerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: analyzerpi uploader`, value: perMinute(baseline), unit: 'recordings/min', digits: 0, detail: { wallSec: baseline.wallSec } }),
     figure({ id: 'cpu.agentPerMinute', name: `recordings per minute at ${QUOTA_CORES} CPU: agent (start-up included)`, value: perMinute(agent), unit: 'recordings/min', digits: 0, detail: { wallSec: agent.wallSec } }),

@@ -21,7 +21,8 @@ export function unitNodeOptions(unit = UNIT): string {
  * The environment a daemon of the bench runs in: the one systemd gives the unit's
  * service, not the shell's that started the bench. systemd starts a service with its own
  * short environment (PATH, LANG, HOME of the unit's User=, and the unit's Environment=
- * lines), so a variable of the bench's shell never reaches the agent on a station. One
+ * lines), and a variable of the bench's shell does not reach its daemons either, except the
+ * agent's own settings (`STATION_AGENT_*`, to run a section with another value). One
  * matters here: NODE_EXTRA_CA_CERTS (set on this machine) makes every node process parse
  * the system's CA bundle at start: about 40 ms of CPU and 1.8 MB of memory that a
  * station's agent does not spend. The unit's STATION_AGENT_* lines are left out: the bench
@@ -32,6 +33,12 @@ export function unitEnvironment(unit = UNIT): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = Object.fromEntries(fromShell.map((name) => [name, process.env[name]]));
   for (const [name, value] of Object.entries(unitVariables(unit))) {
     if (!name.startsWith('STATION_AGENT_')) env[name] = value;
+  }
+  // A setting given to the bench's own shell reaches its daemons, so that a section runs
+  // with another value than the default (`STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL=5
+  // npm run bench -- --only cpu`); the config file stays the bench's.
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith('STATION_AGENT_') && name !== 'STATION_AGENT_CONFIG' && value !== undefined) env[name] = value;
   }
   if (env.NODE_OPTIONS === undefined) throw new Error(`${unit} sets no Environment=NODE_OPTIONS=`);
   return env;

@@ -269,21 +269,28 @@ describe('figures and the table', () => {
     expect(table[2]).toMatch(/^drain\s+2\.00 x\s+>= 5\.00 x\s+FAIL$/);
   });
 
-  it("runs daemons in the systemd unit's environment, not the shell's", () => {
+  it("runs daemons in the systemd unit's environment, not the shell's, with the shell's agent settings", () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-unit-'));
-    const saved = process.env.NODE_EXTRA_CA_CERTS;
+    const names = ['NODE_EXTRA_CA_CERTS', 'STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL', 'STATION_AGENT_CONFIG'];
+    const saved = names.map((name) => process.env[name]);
     try {
       const file = path.join(dir, 'x.service');
       writeFileSync(file, '[Service]\nEnvironment=NODE_ENV=production\nEnvironment=STATION_AGENT_CONFIG=/etc/x.json\nEnvironment="NODE_OPTIONS=--max-old-space-size=96"\n');
       process.env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
+      process.env.STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL = '5';
+      process.env.STATION_AGENT_CONFIG = '/etc/shell.json';
       const env = unitEnvironment(file);
       expect(env).toMatchObject({ NODE_ENV: 'production', NODE_OPTIONS: '--max-old-space-size=96', PATH: process.env.PATH });
-      // A variable of the bench's shell, and the unit's own config path (the bench passes --config), stay out.
+      // A variable of the bench's shell, and a config path of the unit's or the shell's (the bench passes --config), stay out.
       expect(env.NODE_EXTRA_CA_CERTS).toBeUndefined();
       expect(env.STATION_AGENT_CONFIG).toBeUndefined();
+      // The agent's own settings from the shell come in: a section run with another value.
+      expect(env.STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL).toBe('5');
     } finally {
-      if (saved === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
-      else process.env.NODE_EXTRA_CA_CERTS = saved;
+      names.forEach((name, i) => {
+        if (saved[i] === undefined) delete process.env[name];
+        else process.env[name] = saved[i];
+      });
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,1 +1,0 @@
-export const DEFAULT_DATA_DIR = '/var/lib/station-agent';

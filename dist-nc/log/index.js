@@ -1,1 +1,0 @@
-export { LOG_REDACT_KEYS, addLogSecrets, createLogger } from './logger.js';

@@ -1,1 +1,0 @@
-export const ITEM_STATES = ['pending', 'sending', 'unknown', 'uploaded', 'failed', 'dropped'];

@@ -1,3 +1,0 @@
-export function result(id, title, status, detail, hint = null, data) {
-    return { id, title, status, detail, hint: status === 'pass' ? null : hint, ...(data ? { data } : {}) };
-}

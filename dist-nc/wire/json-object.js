@@ -1,3 +1,0 @@
-export function isObject(v) {
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

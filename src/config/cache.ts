@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
@@ -13,7 +13,7 @@ import type { Config } from './schema.js';
  * kept by the daemon for its whole life; the result is the same as last time unless the
  * config file, the environment, the flags, the agent's version, the host name or the
  * system time zone (the defaults of `mqtt.clientId` and `station.timezone`) changed, which
- * the key covers.
+ * the key covers, or the schema itself changed ({@link schemaIdentity}).
  *
  * The token is never written here: the entry says where it came from, and the loader takes
  * it from there again (the token file, the environment, the config file). The key is built
@@ -23,6 +23,8 @@ import type { Config } from './schema.js';
  */
 export interface ConfigCacheEntry {
   key: string;
+  /** The schema the config was validated by ({@link schemaIdentity}). */
+  schema: string;
   /** The validated config without `service.token`. */
   config: Config;
   tokenSource: 'file' | 'env' | 'tokenFile' | null;
@@ -58,6 +60,25 @@ export async function configCacheKey(inputs: ConfigCacheInputs): Promise<string>
   return createHash('sha256').update(material).digest('hex');
 }
 
+/**
+ * The schema's identity: a hash of its module (`schema.js` in a build, `schema.ts` under the
+ * tests), whose defaults and rules make the validated config. The agent's version alone does
+ * not tell one schema from another: a build from a clone, or a package whose version was not
+ * raised, can add a key with a default, and an entry validated by the schema before would
+ * hand the daemon a config without that key. Read once per process (some 40 kB).
+ */
+export function schemaIdentity(): Promise<string> {
+  return (identity ??= (async () => {
+    for (const name of ['schema.js', 'schema.ts']) {
+      const bytes = await readFile(new URL(`./${name}`, import.meta.url)).catch(() => null);
+      if (bytes) return createHash('sha256').update(bytes).digest('hex');
+    }
+    // Neither beside this module (a bundler moved it): no entry is ever trusted.
+    return `unknown ${process.pid} ${Date.now()}`;
+  })());
+}
+let identity: Promise<string> | undefined;
+
 /** A validated config is a few KiB; anything much larger is not ours. */
 const CONFIG_CACHE_MAX_BYTES = 1024 * 1024;
 
@@ -68,7 +89,8 @@ export async function readConfigCache(dataDir: string, key: string): Promise<Con
     // would hold a libuv thread, and the start, for ever.
     const { text } = await readRegularFileBounded(path.join(dataDir, CONFIG_CACHE_FILE), CONFIG_CACHE_MAX_BYTES);
     const entry = JSON.parse(text) as ConfigCacheEntry;
-    return entry.key === key && typeof entry.config === 'object' && entry.config !== null ? entry : null;
+    const fresh = entry.key === key && entry.schema === (await schemaIdentity());
+    return fresh && typeof entry.config === 'object' && entry.config !== null ? entry : null;
   } catch {
     return null;
   }

@@ -10,7 +10,7 @@ import { folderOverlapProblem } from './folder-overlap.js';
 import { MIN_SECRET_LENGTH, rememberSecret } from './secrets-read.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
-import { configCacheKey, expectedDataDir, readConfigCache, writeConfigCache, type ConfigCacheEntry } from './cache.js';
+import { configCacheKey, expectedDataDir, readConfigCache, schemaIdentity, writeConfigCache, type ConfigCacheEntry } from './cache.js';
 
 /**
  * Loading the configuration. Precedence: defaults < config file < environment < flags.
@@ -102,7 +102,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     const validated = options.validateApart
       ? await (await import('./validate-apart.js')).validateApart(inputs)
       : (await import('./validate.js')).validateLayers(inputs);
-    entry = { key, ...validated };
+    entry = { key, schema: await schemaIdentity(), ...validated };
     // The child's answer holds no token: it is read from its source, as for a cached entry.
     token = validated.config.service.token ?? cachedToken(entry, fileValues, env);
     if (useCache && validated.config.dataDir === dataDir) await writeConfigCache(dataDir, entry);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_CACHE_FILE } from '../../src/config/cache.js';
+import { CONFIG_CACHE_FILE, schemaIdentity } from '../../src/config/cache.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import { tempDir } from '../helpers/paths.js';
@@ -43,6 +43,21 @@ describe('the config cache', () => {
     expect(second.config.service.token).toBe(TOKEN);
     // The hit wrote nothing.
     expect(readFileSync(cacheFile(), 'utf8')).toBe(entry);
+  });
+
+  it('validates again when the entry was made by another schema: a key the schema added since comes with its default', async () => {
+    const file = writeConfig(dir, config());
+    await loadConfig({ path: file, env: {} });
+    const entry = JSON.parse(readFileSync(cacheFile(), 'utf8')) as { schema: string; config: { upload: Record<string, unknown> } };
+    expect(entry.schema).toBe(await schemaIdentity());
+    expect(entry.schema).toMatch(/^[0-9a-f]{64}$/);
+    // What an earlier build of the same version left: its schema had no upload.flacCompressionLevel.
+    delete entry.config.upload.flacCompressionLevel;
+    entry.schema = 'the schema of an earlier build';
+    writeFileSync(cacheFile(), JSON.stringify(entry), { mode: 0o600 });
+    expect((await loadConfig({ path: file, env: {} })).config.upload.flacCompressionLevel).toBe(0);
+    // Written again for this schema.
+    expect(JSON.parse(readFileSync(cacheFile(), 'utf8'))).toMatchObject({ schema: await schemaIdentity(), config: { upload: { flacCompressionLevel: 0 } } });
   });
 
   it('validates again when the file, the environment or a flag changes', async () => {

@@ -1,4 +1,3 @@
-import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, open, readFile, readdir, rename, statfs, unlink } from 'node:fs/promises';
@@ -13,7 +12,11 @@ import { WAVE_FORMAT_PCM } from './wav-format.js';
 import { readWavInfo, type WavInfo } from './wav.js';
 import { pidAlive } from '../system/pid.js';
 
-const run = promisify(execFile);
+/**
+ * `node:child_process`, loaded at the first use of the program: the daemon imports this module
+ * for its engine choice, and with libFLAC's addon in its process it never runs `flac`.
+ */
+const childProcess = () => import('node:child_process');
 
 /** The most of the program's stderr kept for an error message (it can repeat a line per frame). */
 const STDERR_KEEP = 2_048;
@@ -21,7 +24,7 @@ const STDERR_KEEP = 2_048;
 /** The `flac` program's version line (`flac 1.4.3`), or undefined when it is not on PATH. */
 export async function findFlacProgram(program = 'flac'): Promise<string | undefined> {
   try {
-    const { stdout } = await run(program, ['--version']);
+    const { stdout } = await promisify((await childProcess()).execFile)(program, ['--version']);
     return stdout.trim() || program;
   } catch {
     return undefined;
@@ -32,7 +35,10 @@ export async function findFlacProgram(program = 'flac'): Promise<string | undefi
  * Run `flac` and wait for it. The program reads the WAV and writes the FLAC itself, so
  * no audio passes through this process; only the start of its stderr is kept.
  */
-function runFlac(program: string, args: string[], onStart: (child: ChildProcess) => void): Promise<void> {
+async function runFlac(program: string, args: string[], onStart: (child: ChildProcess) => void, closed: () => boolean): Promise<void> {
+  const { spawn } = await childProcess();
+  // A close while the module loaded found no child to stop: none is started.
+  if (closed()) throw new FlacEncoderError(`the FLAC encoder was closed before flac started on ${args[args.length - 1]}`);
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     onStart(child);
@@ -71,9 +77,14 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
   const encodeTo = async (job: EncodeJob, info: WavInfo, target: string): Promise<FlacInfo | undefined> => {
     const level = job.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL;
     try {
-      await runFlac(program, ['--silent', '--force', '--no-padding', `-${level}`, '-o', target, job.src], (child) => {
-        running = child;
-      });
+      await runFlac(
+        program,
+        ['--silent', '--force', '--no-padding', `-${level}`, '-o', target, job.src],
+        (child) => {
+          running = child;
+        },
+        () => closing,
+      );
     } catch (err) {
       // The program refuses some valid WAVs that the RIFF reader takes (a data chunk
       // before fmt, odd chunks between them): those go to libflacjs, which reads them

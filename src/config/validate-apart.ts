@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from './errors.js';
@@ -36,7 +35,9 @@ export async function validateApart(inputs: LayerInputs): Promise<ValidatedLayer
   return answer.validated;
 }
 
-function askChild(inputs: LayerInputs): Promise<ChildAnswer> {
+async function askChild(inputs: LayerInputs): Promise<ChildAnswer> {
+  // Loaded only when a changed config is validated: a restart with the same one never needs it.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD_SCRIPT], { stdio: ['pipe', 'pipe', 'ignore'], timeout: CHILD_TIMEOUT_MS });
     let out = '';

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { access } from 'node:fs/promises';
 
 /**
@@ -57,8 +56,14 @@ export async function clockSyncState(options: ClockProbeOptions = {}): Promise<C
   return 'unknown';
 }
 
-/** The default `CommandRunner`: `execFile` with a time limit. A non-zero exit resolves with its code. */
-export function runCommand(command: string, args: readonly string[], timeoutMs: number): Promise<CommandResult> {
+/**
+ * The default `CommandRunner`: `execFile` with a time limit. A non-zero exit resolves with its
+ * code. `node:child_process` is loaded here, at the first command: where timesyncd's file
+ * answers the probe (Raspberry Pi OS), the daemon and `status` never load it (some 7 ms of a
+ * start here, more on a Pi).
+ */
+export async function runCommand(command: string, args: readonly string[], timeoutMs: number): Promise<CommandResult> {
+  const { execFile } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     execFile(command, [...args], { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => {
       if (!err) return resolve({ stdout, exitCode: 0 });

@@ -1,13 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   TIMEDATECTL_ARGS,
   clockSyncState,
   runCommand,
   type CommandRunner,
 } from '../../src/system/clock.js';
-import { tempDir } from '../helpers/paths.js';
+import { buildCli } from '../helpers/cli.js';
+import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -72,5 +75,33 @@ describe('runCommand', () => {
     await expect(runCommand(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], 200)).rejects.toThrow(
       /did not run to its end/,
     );
+  });
+});
+
+/**
+ * What the probe loads, in the compiled agent run as a process: `node:child_process` only
+ * to ask timedatectl. On Raspberry Pi OS timesyncd's file answers, so the daemon and
+ * `status` never load it (nothing else in them starts a process: the config check's child
+ * and the `flac` program load it at their first use too).
+ */
+describe('the clock probe in a process of its own', () => {
+  beforeAll(async () => {
+    await buildCli();
+  }, 180_000);
+
+  const probe = (syncFile: string) => {
+    const clock = pathToFileURL(path.join(REPO_ROOT, 'dist/system/clock.js')).href;
+    const script = `const { clockSyncState } = await import(${JSON.stringify(clock)});
+      const state = await clockSyncState({ syncFile: process.argv[1] });
+      console.log(JSON.stringify({ state, childProcess: process.moduleLoadList.includes('NativeModule child_process') }));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, syncFile], { encoding: 'utf8', timeout: 30_000 });
+    return JSON.parse(out) as { state: string; childProcess: boolean };
+  };
+
+  it("loads node:child_process only when timesyncd's file is absent and timedatectl must be asked", () => {
+    const syncFile = path.join(dir, 'synchronized');
+    writeFileSync(syncFile, '');
+    expect(probe(syncFile)).toEqual({ state: 'synchronized', childProcess: false });
+    expect(probe(path.join(dir, 'absent'))).toMatchObject({ childProcess: true });
   });
 });

@@ -61,21 +61,20 @@ export async function configCacheKey(inputs: ConfigCacheInputs): Promise<string>
 }
 
 /**
- * The schema's identity: a hash of its module (`schema.js` in a build, `schema.ts` under the
- * tests), whose defaults and rules make the validated config. The agent's version alone does
- * not tell one schema from another: a build from a clone, or a package whose version was not
- * raised, can add a key with a default, and an entry validated by the schema before would
- * hand the daemon a config without that key. Read once per process (some 40 kB).
+ * The schema's identity: a hash of its module, beside this one and of the same kind
+ * (`schema.js` in a build, `schema.ts` under the tests), whose defaults and rules make the
+ * validated config. The agent's version alone does not tell one schema from another: a build
+ * from a clone, or a package whose version was not raised, can add a key with a default, and
+ * an entry validated by the schema before would hand the daemon a config without that key.
+ * Read once per process (some 40 kB).
  */
 export function schemaIdentity(): Promise<string> {
-  return (identity ??= (async () => {
-    for (const name of ['schema.js', 'schema.ts']) {
-      const bytes = await readFile(new URL(`./${name}`, import.meta.url)).catch(() => null);
-      if (bytes) return createHash('sha256').update(bytes).digest('hex');
-    }
-    // Neither beside this module (a bundler moved it): no entry is ever trusted.
-    return `unknown ${process.pid} ${Date.now()}`;
-  })());
+  const schemaModule = new URL(`./schema${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+  return (identity ??= readFile(schemaModule).then(
+    (bytes) => createHash('sha256').update(bytes).digest('hex'),
+    // Not beside this module (a bundler moved it): no entry is ever trusted.
+    () => `unknown ${process.pid} ${Date.now()}`,
+  ));
 }
 let identity: Promise<string> | undefined;
 

@@ -114,9 +114,13 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
     // The counted run is a restart: the first start (queue created, config validated in a child) is measured apart.
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ firstStartCpuSec: expect.any(Number), startupCpuSec: expect.any(Number) });
-    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart', 'cpu.baselineFlacKb', 'cpu.agentFlacKb']) {
+    for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart', 'cpu.baselineFlacKb', 'cpu.agentFlacKb', 'cpu.agentStartup', 'cpu.agentPastStartupPerRecording']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
+    // The agent's figure is its restart plus the recordings past it.
+    const recordings = byId.get('cpu.agentPerRecording')!.detail!.recordings as number;
+    expect(byId.get('cpu.agentStartup')!.value! + byId.get('cpu.agentPastStartupPerRecording')!.value! * recordings).toBeCloseTo(byId.get('cpu.agentPerRecording')!.value! * recordings, 6);
+    expect(byId.get('cpu.agentPastStartupVsBaseline')!.value).toBeCloseTo(byId.get('cpu.agentPastStartupPerRecording')!.value! / byId.get('cpu.baselinePerRecording')!.value!, 6);
     // Each side's FLAC as the service received it: the agent's default level (0) sends larger files than libsndfile's 5.
     expect(byId.get('cpu.agentVsBaselineFlacBytes')!.value).toBeGreaterThan(1);
     // The agent ran with the systemd unit's V8 flags.

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FlacEncoderError } from './errors.js';
-import { findFlacProgram, findScratchDir, flacCliEngine } from './flac-cli.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
-import { inProcessEngine, nativeEngine, workerEngine } from './flac-engines.js';
+import { nativeEngine } from './flac-engines.js';
 import type { EncodeEngine } from './flac-engines.js';
 import { loadNativeFlac } from './flac-native.js';
 import type { FlacEngineChoice } from '../config/schema.js';
@@ -169,6 +168,8 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
       addonError = (err as Error).message;
     }
   }
+  // The fallbacks are loaded only here, where the addon is not there or not chosen.
+  const { inProcessEngine, workerEngine } = await import('./libflac-engines.js');
   const thread = options.thread ?? 'auto';
   let libflac: EncodeEngine;
   if (thread === 'in-process') {
@@ -184,6 +185,7 @@ async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> 
   }
   if (choice === 'wasm') return libflac;
   const program = options.flacProgram ?? 'flac';
+  const { findFlacProgram, findScratchDir, flacCliEngine } = await import('./flac-cli.js');
   const version = await findFlacProgram(program);
   if (version !== undefined) {
     const scratch = options.scratchDir === false ? undefined : await findScratchDir(options.scratchDir);

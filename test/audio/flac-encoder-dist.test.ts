@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
+import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
@@ -44,10 +45,17 @@ beforeAll(() => {
 
 afterAll(() => tmp.cleanup());
 
-function runNode(script: string, args: string[]) {
+// The addon is built by .ci/run (test/audio/flac-native.test.ts insists on it there).
+const addonBuilt = await loadNativeFlac().then(
+  () => true,
+  () => false,
+);
+const TRACE_HOOK = path.join(REPO_ROOT, 'test/helpers/module-trace/register.mjs');
+
+function runNode(script: string, args: string[], env: Record<string, string> = {}) {
   const file = path.join(tmp.dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(file, script);
-  const child = spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', timeout: 25_000 });
+  const child = spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', timeout: 25_000, env: { ...process.env, ...env } });
   return { status: child.status, signal: child.signal, stdout: child.stdout, stderr: child.stderr };
 }
 
@@ -129,6 +137,32 @@ console.log(JSON.stringify({ job: await job, part: existsSync(dest + '.part'), d
     expect(status).toBe(0);
     // Encoding 60 s of stereo takes hundreds of milliseconds; the close arrives within a few.
     expect(JSON.parse(stdout)).toEqual({ job: 'ERR_FLAC_ENCODER', part: false, dest: false });
+  });
+
+  // A station encoding with libFLAC's addon never loads the fallbacks (libflacjs, its
+  // worker's protocol, the `flac` program's engine): the module-trace hook lists what the
+  // process resolved.
+  it.skipIf(!addonBuilt)('with the addon (auto), the fallback engines are never loaded', () => {
+    const src = path.join(tmp.dir, 'addon.wav');
+    writeWav(src, { format: 'pcm16', channels: 1, sampleRate: 48000, frames: 48000 * 2 });
+    const trace = path.join(tmp.dir, 'addon.trace');
+    const { status, stdout, stderr } = runNode(
+      `
+import { createFlacEncoder } from './dist/audio/flac-encoder.js';
+const encoder = createFlacEncoder({ engine: 'auto' });
+const result = await encoder.encodeToMemory(process.argv[2]);
+await encoder.close();
+console.log(JSON.stringify({ engine: result.engine, totalSamples: result.totalSamples }));
+`,
+      [src],
+      { NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: trace },
+    );
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ engine: expect.stringMatching(/flac-bindings, in-process/), totalSamples: 96000 });
+    const loaded = readFileSync(trace, 'utf8').split('\n').map((line) => line.split(' ')[1] ?? '');
+    expect(loaded.filter((url) => url.endsWith('/dist/audio/flac-engines.js'))).toHaveLength(1);
+    expect(loaded.filter((url) => /\/dist\/audio\/(libflac-engines|libflac|flac-worker-protocol|flac-cli)\.js$|\/libflacjs\//.test(url))).toEqual([]);
   });
 
   it('checkFlacEncoder() passes with the worker', () => {

@@ -19,11 +19,13 @@
  * later offset for overlaps, hence `localTimeInZone`.
  *
  * Instants are plain `Date`s; the zone matters only for reading naive times and for
- * `formatServiceTimestamp`, which writes the station's offset at that instant.
+ * `formatServiceTimestamp`, which writes the station's offset at that instant. A zone's
+ * offsets come from system/zone.ts: without luxon or Intl for UTC and the system's own zone.
  */
 import type { DateTime, Zone } from 'luxon';
 import { luxon } from '../system/luxon.js';
 import { timeImplausibility } from '../system/plausible-time.js';
+import { zoneOffset } from '../system/zone.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
 
@@ -49,8 +51,8 @@ const DAY_MS = 86_400_000;
 /** The service's timestamp shape, `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM`. */
 const SERVICE_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
 
-/** An IANA zone (`Europe/Berlin`), `UTC` or a fixed offset luxon understands (`UTC+2`). */
-function zoneOf(zone: string): Zone {
+/** The zone as luxon's, for the one path that formats through luxon (years outside 100-9998). */
+function luxonZone(zone: string): Zone {
   const z = luxon().Info.normalizeZone(zone);
   if (!z.isValid) throw new RangeError(`unknown time zone "${zone}" (expected an IANA name such as "Europe/Berlin")`);
   return z;
@@ -61,14 +63,14 @@ function zoneOf(zone: string): Zone {
  * and overlaps. Undefined for impossible fields (month 13, 31 April, 25:00).
  */
 export function localTimeInZone(fields: LocalFields, zone: string): Date | undefined {
-  const z = zoneOf(zone);
+  const offset = zoneOffset(zone);
   const wall = wallMillis(fields);
   if (wall === undefined) return undefined;
   // The offsets a day before and after bracket any single transition.
-  const before = z.offset(wall - DAY_MS);
-  const after = z.offset(wall + DAY_MS);
+  const before = offset(wall - DAY_MS);
+  const after = offset(wall + DAY_MS);
   const candidates = [wall - before * 60_000, wall - after * 60_000].filter(
-    (instant, i) => z.offset(instant) === (i === 0 ? before : after),
+    (instant, i) => offset(instant) === (i === 0 ? before : after),
   );
   // Overlap: both are real, the earlier instant is the one at the offset before the change.
   // Gap: neither is real; read the time at the offset before the change.
@@ -148,7 +150,7 @@ export interface NameOptions {
 
 /** The recording start from an audio file name (folder and extension are ignored); naive names are read in `zone`. */
 export function recordingStartFromName(fileName: string, zone: string, options: NameOptions = {}): Date | undefined {
-  zoneOf(zone);
+  zoneOffset(zone);
   const base = fileName.split(/[\\/]/).pop()!.replace(/\.[^.]+$/, '');
 
   const pi = ANALYZERPI.exec(base);
@@ -186,7 +188,7 @@ export interface RecordingMetadata {
 
 /** The recording start from WAV metadata: the AudioMoth comment, else the GUANO `Timestamp`. */
 export function recordingStartFromMetadata(metadata: RecordingMetadata, zone: string): Date | undefined {
-  zoneOf(zone);
+  zoneOffset(zone);
   const am = metadata.comment ? AUDIOMOTH_COMMENT.exec(metadata.comment) : null;
   if (am) {
     const fields = { year: n(am[6]), month: n(am[5]), day: n(am[4]), hour: n(am[1]), minute: n(am[2]), second: n(am[3]) };
@@ -262,7 +264,7 @@ export interface ResolveRecordingStartInput {
  */
 export function resolveRecordingStart(input: ResolveRecordingStartInput): RecordingStart | undefined {
   const { zone } = input;
-  zoneOf(zone);
+  zoneOffset(zone);
   const found = ((): { start: Date; source: RecordingStartSource } | undefined => {
     if (input.sidecarStart) {
       const start = luxon().DateTime.fromISO(input.sidecarStart, { setZone: true });
@@ -292,7 +294,7 @@ export function formatServiceTimestamp(date: Date | DateTime, zone: string): str
   // Outside four-digit years the plain ISO shape below does not hold: luxon writes those.
   if (!Number.isFinite(ms) || year < 100 || year > 9998) {
     const dt = date instanceof Date ? luxon().DateTime.fromJSDate(date) : date;
-    return dt.setZone(zoneOf(zone)).toFormat(SERVICE_FORMAT);
+    return dt.setZone(luxonZone(zone)).toFormat(SERVICE_FORMAT);
   }
   const offset = offsetAt(zone, ms);
   const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23);
@@ -317,13 +319,13 @@ function offsetAt(zone: string, ms: number): number {
   const hour = Math.floor(ms / HOUR_MS);
   let cached = hours.get(hour);
   if (cached === undefined) {
-    const z = zoneOf(zone);
-    const first = z.offset(hour * HOUR_MS);
-    cached = first === z.offset((hour + 1) * HOUR_MS - 1) ? first : Number.NaN;
+    const offset = zoneOffset(zone);
+    const first = offset(hour * HOUR_MS);
+    cached = first === offset((hour + 1) * HOUR_MS - 1) ? first : Number.NaN;
     if (hours.size >= 50_000) hours.clear();
     hours.set(hour, cached);
   }
-  return Number.isNaN(cached) ? zoneOf(zone).offset(ms) : cached;
+  return Number.isNaN(cached) ? zoneOffset(zone)(ms) : cached;
 }
 
 /** A detection's timestamp: recording start + the detection's start (rounded to the millisecond). */

@@ -24,6 +24,7 @@
  */
 import type { DateTime, Zone } from 'luxon';
 import { luxon } from '../system/luxon.js';
+import { isoWithOffsetMs } from './parsers/json-shape.js';
 import { timeImplausibility } from '../system/plausible-time.js';
 import { zoneOffset } from '../system/zone.js';
 
@@ -267,8 +268,8 @@ export function resolveRecordingStart(input: ResolveRecordingStartInput): Record
   zoneOffset(zone);
   const found = ((): { start: Date; source: RecordingStartSource } | undefined => {
     if (input.sidecarStart) {
-      const start = luxon().DateTime.fromISO(input.sidecarStart, { setZone: true });
-      if (start.isValid) return { start: start.toJSDate(), source: 'sidecar' };
+      const start = isoWithOffsetMs(input.sidecarStart);
+      if (!Number.isNaN(start)) return { start: new Date(start), source: 'sidecar' };
     }
     const names = typeof input.fileName === 'string' ? [input.fileName] : input.fileName;
     const nameOptions = input.audioMothZone ? { audioMothZone: input.audioMothZone } : {};

@@ -45,8 +45,8 @@ describe('zoneOffset', () => {
 
 /**
  * A station whose `station.timezone` is the system's (the default): the compiled agent in a
- * process whose `TZ` is that zone reads local names and writes the service's timestamps
- * from JavaScript's local time. It never builds an `Intl.DateTimeFormat` (counted by
+ * process whose `TZ` is that zone reads local names, a result file's own start and writes
+ * the service's timestamps from JavaScript's local time. It never builds an `Intl.DateTimeFormat` (counted by
  * wrapping it) nor loads luxon, and answers exactly as luxon does, DST gap and overlap
  * included.
  */
@@ -63,7 +63,7 @@ describe("the system's own zone, in a process of its own", () => {
       Intl.DateTimeFormat = function (...args) { formats++; return new Original(...args); };
       const { createRequire } = await import('node:module');
       const { zoneOffset, systemZoneName } = await import(${url('system/zone.js')});
-      const { localTimeInZone, formatServiceTimestamp, recordingStartFromName } = await import(${url('ingest/recording-time.js')});
+      const { localTimeInZone, formatServiceTimestamp, recordingStartFromName, resolveRecordingStart } = await import(${url('ingest/recording-time.js')});
       const zone = process.argv[1];
       const instants = JSON.parse(process.argv[2]);
       const offset = zoneOffset(zone);
@@ -72,12 +72,14 @@ describe("the system's own zone, in a process of its own", () => {
       const overlap = localTimeInZone({ year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 }, zone).toISOString();
       const named = recordingStartFromName('2026-07-01-birdnet-06:15:00.wav', zone).toISOString();
       const stamp = formatServiceTimestamp(new Date(Date.UTC(2026, 6, 1, 4, 15)), zone);
+      // A result file's own start (sidecar, analyzerpi JSON), its offset without a colon.
+      const sidecar = resolveRecordingStart({ zone, fileName: 'x.wav', sidecarStart: '2026-07-01T06:15:00.250+0200', now: new Date(Date.UTC(2026, 6, 2)) }).start.toISOString();
       const luxonLoaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/luxon/'));
-      console.log(JSON.stringify({ system: systemZoneName(), formats, luxonLoaded, offsets, gap, overlap, named, stamp }));`;
+      console.log(JSON.stringify({ system: systemZoneName(), formats, luxonLoaded, offsets, gap, overlap, named, stamp, sidecar }));`;
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
     if (tz !== undefined) env.TZ = tz;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, zone, JSON.stringify(instants())], { encoding: 'utf8', env, timeout: 30_000 });
-    return JSON.parse(out) as { system: string | null; formats: number; luxonLoaded: boolean; offsets: number[]; gap: string; overlap: string; named: string; stamp: string };
+    return JSON.parse(out) as { system: string | null; formats: number; luxonLoaded: boolean; offsets: number[]; gap: string; overlap: string; named: string; stamp: string; sidecar: string };
   };
 
   it('Europe/Berlin under TZ=Europe/Berlin: no Intl formatter, no luxon, the same offsets as luxon', () => {
@@ -90,6 +92,7 @@ describe("the system's own zone, in a process of its own", () => {
     expect(r.overlap).toBe('2026-10-25T00:30:00.000Z');
     expect(r.named).toBe('2026-07-01T04:15:00.000Z');
     expect(r.stamp).toBe('2026-07-01T06:15:00.000+02:00');
+    expect(r.sidecar).toBe('2026-07-01T04:15:00.250Z');
   });
 
   it('TZ with a leading colon names the same zone', () => {

@@ -66,7 +66,7 @@ export class ShapeCheck {
   dateTimeWithOffset(obj: Record<string, unknown>, key: string): string | undefined {
     const value = obj[key];
     if (value === undefined) return undefined;
-    if (typeof value === 'string' && ISO_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(normalizeOffset(value)))) return value;
+    if (typeof value === 'string' && !Number.isNaN(isoWithOffsetMs(value))) return value;
     return this.fail([key], 'must be an ISO 8601 date-time with an offset');
   }
 
@@ -85,9 +85,16 @@ export function jsonPath(path: readonly (string | number)[]): string {
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
 
-/** `+0200` and `+02` as `+02:00`, which every Date.parse reads. */
-function normalizeOffset(value: string): string {
-  return value.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`);
+/**
+ * The instant of an ISO 8601 date-time with an offset (`2024-05-01T06:00:00.000+02:00`,
+ * `+0200`, `+02`, `Z`), in ms; NaN for anything else. The one reading of a result file's
+ * own start time: the parsers check it with this, and ingest takes it with this
+ * (recording-time.ts), without luxon, whose DateTime asks Intl for the system's locale.
+ */
+export function isoWithOffsetMs(value: string): number {
+  if (!ISO_WITH_OFFSET.test(value)) return Number.NaN;
+  // `+0200` and `+02` as `+02:00`, which every Date.parse reads.
+  return Date.parse(value.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`));
 }
 
 function kindOf(value: unknown): string {

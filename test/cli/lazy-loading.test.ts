@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_MAIN, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { writeWav } from '../helpers/wav-writer.js';
 import { openTestQueue, seed } from './seed.js';
 
 /**
@@ -188,5 +189,54 @@ describe('lazy loading', () => {
     expect(validator.own.has('config/validate-child.js')).toBe(true);
     expect(validator.packages.has('zod')).toBe(true);
     expect(existsSync(path.join(tmp.dir, 'fresh-data', 'config-cache.json'))).toBe(true);
+  }, 90_000);
+
+  it("a daemon whose station.timezone is the system's queues a recording named in local time without luxon (system/zone.ts)", async () => {
+    // The CLI's configs say Europe/Berlin; so does the system here, through TZ (a station's
+    // /etc/localtime link). The result file is read, its rows queued; the service is absent.
+    const config = configFile('zone');
+    const input = path.join(tmp.dir, 'zone-input');
+    const base = '2026-07-01-birdnet-06:15:00';
+    writeWav(path.join(input, `${base}.wav`), { frames: 48_000 * 3 });
+    writeFileSync(
+      path.join(input, `${base}.BirdNET.results.csv`),
+      'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n',
+    );
+    const trace = path.join(tmp.dir, 'zone.trace');
+    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'Europe/Berlin', ...traceEnv(trace) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`the recording was not queued within 60 s:\n${out}`)), 60_000);
+        const check = () => {
+          if (!out.includes('recording queued')) return;
+          clearTimeout(deadline);
+          resolve();
+        };
+        child.stdout.on('data', check);
+        void exited.then(() => reject(new Error(`the daemon exited:\n${out}`)));
+      });
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const loaded = readTrace(trace, { pid: child.pid });
+    expect(loaded.own.has('ingest/recording-time.js')).toBe(true);
+    expect(loaded.own.has('system/zone.js')).toBe(true);
+    expect(loaded.packages.has('luxon'), 'luxon').toBe(false);
+    // Read in Berlin's summer time: 06:15 local is 04:15 UTC, sent with +02:00.
+    const queue = openTestQueue(path.join(tmp.dir, 'zone-data'));
+    try {
+      const row = queue.db.prepare('SELECT timestamp FROM detections').get() as { timestamp: string };
+      expect(row.timestamp).toBe('2026-07-01T06:15:00.000+02:00');
+    } finally {
+      queue.close();
+    }
   }, 90_000);
 });

@@ -22,11 +22,11 @@
  * `formatServiceTimestamp`, which writes the station's offset at that instant. A zone's
  * offsets come from system/zone.ts: without luxon or Intl for UTC and the system's own zone.
  */
-import type { DateTime, Zone } from 'luxon';
+import type { DateTime } from 'luxon';
 import { luxon } from '../system/luxon.js';
 import { isoWithOffsetMs } from './parsers/json-shape.js';
 import { timeImplausibility } from '../system/plausible-time.js';
-import { zoneOffset } from '../system/zone.js';
+import { luxonZone, zoneOffset } from '../system/zone.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
 
@@ -52,12 +52,6 @@ const DAY_MS = 86_400_000;
 /** The service's timestamp shape, `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM`. */
 const SERVICE_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
 
-/** The zone as luxon's, for the one path that formats through luxon (years outside 100-9998). */
-function luxonZone(zone: string): Zone {
-  const z = luxon().Info.normalizeZone(zone);
-  if (!z.isValid) throw new RangeError(`unknown time zone "${zone}" (expected an IANA name such as "Europe/Berlin")`);
-  return z;
-}
 
 /**
  * A wall-clock time in an IANA zone, with the "offset before the change" rule for DST gaps

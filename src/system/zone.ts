@@ -1,4 +1,5 @@
 import { readlinkSync } from 'node:fs';
+import type { Zone } from 'luxon';
 import { luxon } from './luxon.js';
 
 /** A zone's offset from UTC in minutes at an instant (east positive, as luxon's `Zone.offset`). */
@@ -27,9 +28,15 @@ const localOffset: ZoneOffset = (ms) => -new Date(ms).getTimezoneOffset() || 0;
 export function zoneOffset(zone: string): ZoneOffset {
   if (UTC_NAMES.has(zone.toLowerCase())) return utcOffset;
   if (zone === systemZoneName()) return localOffset;
+  const z = luxonZone(zone);
+  return (ms) => z.offset(ms);
+}
+
+/** The zone as luxon's (IANA, UTC or a fixed offset such as `UTC+2`); RangeError naming a zone luxon does not know. */
+export function luxonZone(zone: string): Zone {
   const z = luxon().Info.normalizeZone(zone);
   if (!z.isValid) throw new RangeError(`unknown time zone "${zone}" (expected an IANA name such as "Europe/Berlin")`);
-  return (ms) => z.offset(ms);
+  return z;
 }
 
 let linked: { name: string | null } | undefined;

@@ -46,6 +46,37 @@ function readTrace(file: string, only: { pid?: number; except?: number } = {}): 
   return { packages, own, builtins };
 }
 
+/**
+ * `station-agent run --config <config>` as a process with `env` over a short environment of
+ * its own, until its output holds `line` (at most 60 s), then stopped with SIGTERM. Its pid.
+ */
+async function runDaemonUntil(config: string, env: Record<string, string>, line: string): Promise<number> {
+  const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`the daemon's output held no "${line}" within 60 s:\n${out}`)), 60_000);
+      const check = () => {
+        if (!out.includes(line)) return;
+        clearTimeout(deadline);
+        resolve();
+      };
+      child.stdout.on('data', check);
+      void exited.then(() => reject(new Error(`the daemon exited:\n${out}`)));
+    });
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return child.pid!;
+}
+
 function traceEnv(file: string): Record<string, string> {
   return { NODE_OPTIONS: `--import=${TRACE_HOOK}`, MODULE_TRACE_FILE: file };
 }
@@ -147,30 +178,8 @@ describe('lazy loading', () => {
     // The data folder exists, as systemd's StateDirectory= makes it, so the cache can be written.
     const fresh = configFile('fresh');
     const trace = path.join(tmp.dir, 'run.trace');
-    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', fresh], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'UTC', ...traceEnv(trace) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`the daemon did not start within 60 s:\n${out}`)), 60_000);
-        const check = () => {
-          if (!out.includes('station-agent running')) return;
-          clearTimeout(deadline);
-          resolve();
-        };
-        child.stdout.on('data', check);
-        void exited.then(() => reject(new Error(`the daemon exited:\n${out}`)));
-      });
-    } finally {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    const loaded = readTrace(trace, { pid: child.pid });
+    const pid = await runDaemonUntil(fresh, { TZ: 'UTC', ...traceEnv(trace) }, 'station-agent running');
+    const loaded = readTrace(trace, { pid });
     expect(loaded.own.has('daemon/index.js')).toBe(true);
     // luxon only where a time is read or written in a zone (system/luxon.ts): a recording, a window, a budget.
     for (const pkg of ['mqtt', 'libflacjs', 'prom-client', 'zod', 'luxon']) expect(loaded.packages.has(pkg), pkg).toBe(false);
@@ -185,7 +194,7 @@ describe('lazy loading', () => {
     // Of the CLI, only `run`'s own definition: no other command's module graph lives in the daemon.
     expect([...loaded.own].filter((f) => /^cli\//.test(f) && !/^cli\/(main|program|exit-codes|format\/json|commands\/(index|run|support\/options))\.js$/.test(f))).toEqual([]);
     // The validation happened, in the child, and its result is cached for the next start.
-    const validator = readTrace(trace, { except: child.pid });
+    const validator = readTrace(trace, { except: pid });
     expect(validator.own.has('config/validate-child.js')).toBe(true);
     expect(validator.packages.has('zod')).toBe(true);
     expect(existsSync(path.join(tmp.dir, 'fresh-data', 'config-cache.json'))).toBe(true);
@@ -203,30 +212,8 @@ describe('lazy loading', () => {
       'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n',
     );
     const trace = path.join(tmp.dir, 'zone.trace');
-    const child = spawn(process.execPath, [CLI_MAIN, 'run', '--config', config], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', TZ: 'Europe/Berlin', ...traceEnv(trace) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`the recording was not queued within 60 s:\n${out}`)), 60_000);
-        const check = () => {
-          if (!out.includes('recording queued')) return;
-          clearTimeout(deadline);
-          resolve();
-        };
-        child.stdout.on('data', check);
-        void exited.then(() => reject(new Error(`the daemon exited:\n${out}`)));
-      });
-    } finally {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    const loaded = readTrace(trace, { pid: child.pid });
+    const pid = await runDaemonUntil(config, { TZ: 'Europe/Berlin', ...traceEnv(trace) }, 'recording queued');
+    const loaded = readTrace(trace, { pid });
     expect(loaded.own.has('ingest/recording-time.js')).toBe(true);
     expect(loaded.own.has('system/zone.js')).toBe(true);
     expect(loaded.packages.has('luxon'), 'luxon').toBe(false);

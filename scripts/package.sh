@@ -47,7 +47,7 @@ mkdir -p "$CACHE" "$out"
 # The agent's JavaScript is the same for every architecture: built and installed once.
 # STATION_AGENT_PACKAGE_REUSE_TREE=1 reuses the last one (when iterating on packaging/ only).
 TREE=$CACHE/package/tree
-if [[ ${STATION_AGENT_PACKAGE_REUSE_TREE:-} == 1 && -f $TREE/opt/station-agent/dist/cli/main.js ]]; then
+if [[ ${STATION_AGENT_PACKAGE_REUSE_TREE:-} == 1 && -f $TREE/opt/station-agent/dist/bundle/main.js ]]; then
   say "Reusing the installed tree $TREE (STATION_AGENT_PACKAGE_REUSE_TREE=1)"
 else
   target_tree "$TREE"
@@ -154,8 +154,9 @@ build_package() {
   for script in ${scripts[@]+"${scripts[@]}"}; do
     if [[ $(head -c 2 "$script") == '#!' ]]; then sed -i '1s/^#!.*$//' "$script"; fi
   done
-  # dist/cli/main.js is imported by bin/station-agent, never run by itself: the same.
-  sed -i '1s/^#!.*$//' "$opt/dist/cli/main.js"
+  # The CLI's entry (dist/bundle/main.js, and tsc's dist/cli/main.js it is bundled from) is
+  # imported by bin/station-agent, never run by itself: the same.
+  sed -i '1s/^#!.*$//' "$opt/dist/bundle/main.js" "$opt/dist/cli/main.js"
 
   mkdir -p "$stage/usr/bin" "$stage/usr/lib/sysusers.d" "$stage/usr/share/doc/station-agent" "$stage/usr/share/lintian/overrides" \
     "$stage/usr/share/man/man1"

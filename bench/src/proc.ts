@@ -15,7 +15,7 @@ export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** The repository: the nearest folder above with a package.json (bench/ has none of its own). */
 export const REPO_ROOT = repositoryRoot(BENCH_DIR);
 /** `station-agent` as the package runs it: the agent's own build, the one that ships. */
-export const CLI_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+export const CLI_MAIN = path.join(REPO_ROOT, 'dist/bundle/main.js');
 
 function repositoryRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

@@ -115,7 +115,7 @@ target_tree() {
   say "bin/install --root $root (production dependencies, install scripts off)"
   rm -rf "$root"
   npm_config_ignore_scripts=true "$REPO/bin/install" --root "$root" --no-systemctl --no-flac --no-build | sed 's/^/    /'
-  [[ -f $root/opt/station-agent/dist/cli/main.js ]] || die "bin/install did not install $root/opt/station-agent"
+  [[ -f $root/opt/station-agent/dist/bundle/main.js ]] || die "bin/install did not install $root/opt/station-agent"
 }
 
 target_addon() {

@@ -19,7 +19,7 @@ const TOKEN = 'lazy-loading-token-7c2e91';
 interface Loaded {
   /** npm packages, by name. */
   packages: Set<string>;
-  /** The agent's own modules, relative to dist/. */
+  /** The agent's own modules, relative to dist/: tsc's modules as such, a chunk of the bundle as the modules it holds. */
   own: Set<string>;
   /** Node's modules (`node:http2`), whoever loaded them. */
   builtins: Set<string>;
@@ -32,6 +32,8 @@ function readTrace(file: string, only: { pid?: number; except?: number } = {}): 
   const own = new Set<string>();
   const builtins = new Set<string>();
   const dist = `${path.join(REPO_ROOT, 'dist')}/`;
+  const bundle = `${dist}bundle/`;
+  const chunks = JSON.parse(readFileSync(`${bundle}modules.json`, 'utf8')) as Record<string, string[]>;
   for (const line of lines) {
     const [pid, url] = line.split(' ', 2) as [string, string];
     if (only.pid !== undefined && Number(pid) !== only.pid) continue;
@@ -41,7 +43,11 @@ function readTrace(file: string, only: { pid?: number; except?: number } = {}): 
     const file = decodeURIComponent(new URL(url).pathname);
     const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
     if (pkg) packages.add(pkg[1]);
-    else if (file.startsWith(dist)) own.add(file.slice(dist.length));
+    else if (file.startsWith(bundle)) {
+      const modules = chunks[file.slice(bundle.length)];
+      if (modules === undefined) throw new Error(`${file} is not in the bundle's modules.json`);
+      for (const module of modules) own.add(module);
+    } else if (file.startsWith(dist)) own.add(file.slice(dist.length));
   }
   return { packages, own, builtins };
 }

@@ -12,6 +12,7 @@ import {
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { hasCommand } from './commands.js';
 import { exposureLevel, verifyUnit } from './systemd-analyze.js';
@@ -48,17 +49,8 @@ function currentGroupName(): string {
   return spawnSync('id', ['-gn'], { encoding: 'utf8' }).stdout.trim();
 }
 
-beforeAll(() => {
-  if (existsSync(path.join(REPO_ROOT, 'dist/cli/main.js'))) return;
-  // tsc exits non-zero on a type error anywhere but still emits; what matters is dist/.
-  spawnSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: REPO_ROOT,
-    stdio: 'ignore',
-  });
-  if (!existsSync(path.join(REPO_ROOT, 'dist/cli/main.js'))) {
-    throw new Error('dist/cli/main.js is missing after tsc -p tsconfig.build.json');
-  }
-}, 180_000);
+// bin/install copies the build (dist/, the bundle the CLI runs included) as it finds it.
+beforeAll(() => buildCli(), 180_000);
 
 describe('bin/install into a temporary root, as the current user', () => {
   const temp = tempDir('station-agent-install-');
@@ -87,7 +79,7 @@ describe('bin/install into a temporary root, as the current user', () => {
         : /==> FLAC encoder: the flac program is not installed; not installed with --root\. On the target, run:\n {4}apt-get install -y flac/,
     );
 
-    for (const file of ['package.json', 'package-lock.json', 'bin/station-agent', 'dist/cli/main.js',
+    for (const file of ['package.json', 'package-lock.json', 'bin/station-agent', 'dist/bundle/main.js', 'dist/cli/main.js',
       'systemd/station-agent.service', 'systemd/station-agent@.service', 'config.example.json']) {
       expect(existsSync(code(file)), file).toBe(true);
     }
@@ -144,7 +136,7 @@ describe('bin/install into a temporary root, as the current user', () => {
     // An upgrade leaves the enablement as the operator set it.
     expect(result.stdout).not.toContain('systemctl enable');
     expect(existsSync(code('left-from-the-old-version'))).toBe(false);
-    expect(existsSync(code('dist/cli/main.js'))).toBe(true);
+    expect(existsSync(code('dist/bundle/main.js'))).toBe(true);
     expect(existsSync(code('node_modules/better-sqlite3/package.json'))).toBe(true);
     expect(existsSync(`${code()}.old`)).toBe(false);
   }, 120_000);

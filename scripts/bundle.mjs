@@ -1,0 +1,68 @@
+// The CLI as it ships: tsc's modules under dist/ bundled into a few files under
+// dist/bundle/ (run by `npm run build`, after tsc). Why: Node 20's ES module loader
+// resolves, reads (through the thread pool) and compiles each of the agent's ~180 modules
+// one by one, which is a quarter of every start's CPU (docs/ARCHITECTURE.md, "The
+// bundle"); Node 20 has no compile cache to spare it.
+//
+// What stays as it was:
+// - npm packages are not bundled (external): installed as they are, loaded by Node;
+// - every dynamic import() stays a chunk of its own, loaded only when reached, so a command
+//   loads no more than it did module by module;
+// - each module keeps its own `import.meta.url` (rewritten to the tsc module's URL, from
+//   the chunk's own), so what it finds beside itself (the config validator's child
+//   script, the FLAC worker, the schema the config cache hashes, package.json) is where
+//   it was: dist/ keeps tsc's modules for those.
+//
+// dist/bundle/modules.json says which modules (relative to dist/) each chunk holds, so
+// that the tests of what a command loads still name modules (test/cli/lazy-loading.test.ts).
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(ROOT, 'dist');
+const OUT = path.join(DIST, 'bundle');
+const ENTRY = path.join(DIST, 'cli/main.js');
+
+/** `import.meta.url` of `file` (a module under dist/), as an expression in a file of OUT. */
+function ownUrl(file) {
+  const relative = path.relative(OUT, file).split(path.sep).join('/');
+  return `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
+}
+
+const keepOwnUrl = {
+  name: 'keep-own-import-meta-url',
+  transform(code, id) {
+    if (!id.startsWith(`${DIST}/`) || !code.includes('import.meta.url')) return null;
+    return { code: code.replaceAll('import.meta.url', `(${ownUrl(id)})`), map: null };
+  },
+};
+
+rmSync(OUT, { recursive: true, force: true });
+const { output } = await build({
+  input: { main: ENTRY },
+  platform: 'node',
+  // Only the agent's own modules (relative imports) are bundled.
+  external: (id) => !id.startsWith('.') && !path.isAbsolute(id),
+  plugins: [keepOwnUrl],
+  logLevel: 'warn',
+  output: {
+    dir: OUT,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    // One folder for the entry and its chunks, so one relative URL serves every module.
+    chunkFileNames: '[name]-[hash].js',
+    sourcemap: true,
+  },
+});
+
+const modules = {};
+for (const item of output) {
+  if (item.type !== 'chunk') continue;
+  modules[item.fileName] = item.moduleIds
+    .filter((id) => id.startsWith(`${DIST}/`))
+    .map((id) => path.relative(DIST, id).split(path.sep).join('/'))
+    .sort();
+}
+writeFileSync(path.join(OUT, 'modules.json'), `${JSON.stringify(modules, null, 1)}\n`);

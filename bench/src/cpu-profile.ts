@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import path from 'node:path';
 
 /**
@@ -11,7 +12,8 @@ import path from 'node:path';
  */
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  /** lineNumber and columnNumber are 0-based (V8's). */
+  callFrame: { functionName: string; url: string; lineNumber?: number; columnNumber?: number };
   children?: number[];
 }
 
@@ -69,7 +71,28 @@ export function summariseProfile(dir: string, agentRoot: string): ProfileBreakdo
   return summarise(JSON.parse(readFileSync(file, 'utf8')) as Profile, file, agentRoot);
 }
 
+/**
+ * The URL of the module a frame's code comes from: in a chunk of the bundle the CLI runs
+ * (`dist/bundle/`, scripts/bundle.mjs), the tsc module under dist/ the chunk's source map
+ * names for the frame's position, so the buckets and the functions name modules, not chunks.
+ */
+function moduleUrlOf(frame: ProfileNode['callFrame'], maps: Map<string, SourceMap | null>): string {
+  const { url, lineNumber, columnNumber } = frame;
+  if (!url.includes('/dist/bundle/') || lineNumber === undefined || lineNumber < 0) return url;
+  let map = maps.get(url);
+  if (map === undefined) {
+    const mapFile = `${new URL(url).pathname}.map`;
+    map = existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : null;
+    maps.set(url, map);
+  }
+  // An empty object where no mapping covers the position.
+  const entry = map?.findEntry(lineNumber, columnNumber ?? 0);
+  return entry && 'originalSource' in entry ? new URL(entry.originalSource, url).href : url;
+}
+
 export function summarise(profile: Profile, file: string, agentRoot: string): ProfileBreakdown {
+  const maps = new Map<string, SourceMap | null>();
+  for (const n of profile.nodes) n.callFrame = { ...n.callFrame, url: moduleUrlOf(n.callFrame, maps) };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

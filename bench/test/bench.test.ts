@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -256,6 +256,32 @@ describe('CPU profile breakdown', () => {
       { fn: 'queue/meta.js:setMeta', share: 0.6 },
       { fn: 'system/regular-file.js:openRegularFile', share: 0.2 },
     ]);
+  });
+});
+
+describe('CPU profile breakdown of the bundled CLI', () => {
+  beforeAll(() => buildCli(), 300_000);
+
+  it("names the module of a chunk's code through the chunk's source map, not the chunk", () => {
+    // A function of queue/transaction.ts as the daemon runs it: in a chunk of dist/bundle/.
+    const bundle = path.join(REPO_ROOT, 'dist/bundle');
+    const chunk = readdirSync(bundle).find((f) => f.endsWith('.js') && readFileSync(path.join(bundle, f), 'utf8').includes('var OuterTransaction = class'));
+    expect(chunk, 'the chunk holding queue/transaction.js').toBeDefined();
+    const lines = readFileSync(path.join(bundle, chunk!), 'utf8').split('\n');
+    const lineNumber = lines.findIndex((l) => l.includes('var OuterTransaction = class'));
+    const url = `file://${path.join(bundle, chunk!)}`;
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: { functionName: '(root)', url: '' }, children: [2] },
+        { id: 2, callFrame: { functionName: 'run', url, lineNumber, columnNumber: lines[lineNumber].indexOf('class') }, children: [3] },
+        { id: 3, callFrame: { functionName: 'run', url: `file://${REPO_ROOT}/node_modules/better-sqlite3/lib/methods/wrappers.js` } },
+      ],
+      samples: [3, 3],
+      timeDeltas: [1000, 1000],
+    };
+    const s = summarise(profile, 'p.cpuprofile', path.join(REPO_ROOT, 'dist'));
+    expect(s.topFunctions).toEqual([{ fn: 'queue/transaction.js:run', share: 1 }]);
+    expect(s.shares).toEqual({ 'other queue statements': 1 });
   });
 });
 

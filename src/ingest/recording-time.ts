@@ -16,7 +16,7 @@
  * Daylight-saving rule (documented in docs/SIDECAR.md): a local time in a gap (never happened)
  * or an overlap (happened twice) takes the offset in effect BEFORE the change: the first 02:30
  * of an autumn night, and 02:30 at winter time in the spring gap. luxon alone would pick the
- * later offset for overlaps, hence `localTimeInZone`.
+ * later offset for overlaps, hence system/zone.ts's `localTimeInZone`.
  *
  * Instants are plain `Date`s; the zone matters only for reading naive times and for
  * `formatServiceTimestamp`, which writes the station's offset at that instant. A zone's
@@ -26,7 +26,7 @@ import type { DateTime } from 'luxon';
 import { luxon } from '../system/luxon.js';
 import { isoWithOffsetMs } from './parsers/json-shape.js';
 import { timeImplausibility } from '../system/plausible-time.js';
-import { luxonZone, zoneOffset } from '../system/zone.js';
+import { localTimeInZone, luxonZone, wallMillis, zoneOffset, type LocalFields } from '../system/zone.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
 
@@ -38,40 +38,9 @@ export interface RecordingStart {
   implausibleReason?: string;
 }
 
-export interface LocalFields {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  millisecond?: number;
-}
-
-const DAY_MS = 86_400_000;
 /** The service's timestamp shape, `YYYY-MM-DDTHH:MM:SS.mmm+HH:MM`. */
 const SERVICE_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSZZ";
 
-
-/**
- * A wall-clock time in an IANA zone, with the "offset before the change" rule for DST gaps
- * and overlaps. Undefined for impossible fields (month 13, 31 April, 25:00).
- */
-export function localTimeInZone(fields: LocalFields, zone: string): Date | undefined {
-  const offset = zoneOffset(zone);
-  const wall = wallMillis(fields);
-  if (wall === undefined) return undefined;
-  // The offsets a day before and after bracket any single transition.
-  const before = offset(wall - DAY_MS);
-  const after = offset(wall + DAY_MS);
-  const candidates = [wall - before * 60_000, wall - after * 60_000].filter(
-    (instant, i) => offset(instant) === (i === 0 ? before : after),
-  );
-  // Overlap: both are real, the earlier instant is the one at the offset before the change.
-  // Gap: neither is real; read the time at the offset before the change.
-  const instant = candidates.length > 0 ? Math.min(...candidates) : wall - before * 60_000;
-  return new Date(instant);
-}
 
 /** A fixed offset from `Z`, `+02:00`, `+0200`, `+02` or `-03-30` (file names cannot hold `:` everywhere). */
 function offsetMinutes(text: string): number | undefined {
@@ -86,34 +55,6 @@ function offsetMinutes(text: string): number | undefined {
 function atOffset(fields: LocalFields, offset: number): Date | undefined {
   const wall = wallMillis(fields);
   return wall === undefined ? undefined : new Date(wall - offset * 60_000);
-}
-
-/**
- * The wall-clock fields read as UTC, in ms; undefined for impossible fields, as luxon
- * judges them (month 13, 31 April, 25:00; 24:00:00.000 is the next midnight). Plain `Date`
- * arithmetic: luxon's `DateTime.fromObject` asks Intl for the system locale, and the first
- * Intl.DateTimeFormat loads some 8 MB of ICU (6.4 MB of it file pages of the node binary)
- * into a daemon that reads only UTC or fixed-offset names.
- */
-function wallMillis(f: LocalFields): number | undefined {
-  const ms = f.millisecond ?? 0;
-  const all = [f.year, f.month, f.day, f.hour, f.minute, f.second, ms];
-  if (!all.every(Number.isInteger)) return undefined;
-  if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysInMonth(f.year, f.month)) return undefined;
-  const nextMidnight = f.hour === 24 && f.minute === 0 && f.second === 0 && ms === 0;
-  if ((f.hour < 0 || f.hour > 23) && !nextMidnight) return undefined;
-  if (f.minute < 0 || f.minute > 59 || f.second < 0 || f.second > 59 || ms < 0 || ms > 999) return undefined;
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
-  const d = new Date(0);
-  d.setUTCFullYear(f.year, f.month - 1, f.day);
-  d.setUTCHours(f.hour, f.minute, f.second, ms);
-  return d.getTime();
-}
-
-function daysInMonth(year: number, month: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, month, 0);
-  return d.getUTCDate();
 }
 
 const n = (s: string | undefined) => Number(s);

@@ -3,11 +3,12 @@ import type * as Luxon from 'luxon';
 
 /**
  * luxon, loaded at its first use: the one way the agent reaches it. Parsing its 260 kB
- * costs a process about 1.4 MB of resident memory and a Pi some 30 ms of start-up, and an
- * idle daemon with no upload window, no data budget and nothing to ingest has no use for
- * it. The modules that need a zone's rules (ingest/recording-time.ts, upload/windows.ts,
- * upload/data-budget.ts, the config schema) call this where they do, so a module that
- * imports them pays nothing until a time is really read or written in a zone.
+ * costs a process about 1.4 MB of resident memory and a Pi some 30 ms of start-up, and a
+ * daemon whose zone is UTC or the system's own has no use for it. The modules that need a
+ * zone's rules reach them through system/zone.ts (recording times, upload windows, the
+ * data budget, MQTT's daily tally), which calls this only for another zone; the config
+ * schema calls it to check a zone's name. A module that imports them pays nothing until a
+ * time is really read or written in such a zone.
  *
  * Synchronous (`require` of the package's CommonJS build) because those callers are:
  * an `await import()` would turn every time function into a promise. One copy of luxon

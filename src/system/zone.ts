@@ -62,3 +62,90 @@ function zoneLinkedFrom(file: string): string | null {
     return null;
   }
 }
+
+/** The wall-clock fields of a local time (month 1-12). */
+export interface LocalFields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A wall-clock time in an IANA zone, with the "offset before the change" rule for DST gaps
+ * and overlaps. Undefined for impossible fields (month 13, 31 April, 25:00).
+ */
+export function localTimeInZone(fields: LocalFields, zone: string): Date | undefined {
+  const offset = zoneOffset(zone);
+  const wall = wallMillis(fields);
+  if (wall === undefined) return undefined;
+  // The offsets a day before and after bracket any single transition.
+  const before = offset(wall - DAY_MS);
+  const after = offset(wall + DAY_MS);
+  const candidates = [wall - before * 60_000, wall - after * 60_000].filter(
+    (instant, i) => offset(instant) === (i === 0 ? before : after),
+  );
+  // Overlap: both are real, the earlier instant is the one at the offset before the change.
+  // Gap: neither is real; read the time at the offset before the change.
+  const instant = candidates.length > 0 ? Math.min(...candidates) : wall - before * 60_000;
+  return new Date(instant);
+}
+
+/** The wall-clock fields in `zone` at an instant: the inverse of {@link localTimeInZone}. */
+export function localFieldsAt(ms: number, zone: string): LocalFields {
+  const wall = new Date(ms + zoneOffset(zone)(ms) * 60_000);
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
+    millisecond: wall.getUTCMilliseconds(),
+  };
+}
+
+/** Midnight of the calendar date `days` after the date of `fields` (month and year ends carried). */
+export function midnightAfter(fields: Pick<LocalFields, 'year' | 'month' | 'day'>, days: number): LocalFields {
+  const d = new Date(0);
+  d.setUTCFullYear(fields.year, fields.month - 1, fields.day + days);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: 0, minute: 0, second: 0 };
+}
+
+/** `YYYY-MM-DD` of the fields' date (four-digit years). */
+export function isoDate(fields: Pick<LocalFields, 'year' | 'month' | 'day'>): string {
+  return `${String(fields.year).padStart(4, '0')}-${String(fields.month).padStart(2, '0')}-${String(fields.day).padStart(2, '0')}`;
+}
+
+/**
+ * The wall-clock fields read as UTC, in ms; undefined for impossible fields, as luxon
+ * judges them (month 13, 31 April, 25:00; 24:00:00.000 is the next midnight). Plain `Date`
+ * arithmetic: luxon's `DateTime.fromObject` asks Intl for the system locale, and the first
+ * Intl.DateTimeFormat loads some 8 MB of ICU (6.4 MB of it file pages of the node binary)
+ * into a daemon that reads only UTC or fixed-offset names.
+ */
+export function wallMillis(f: LocalFields): number | undefined {
+  const ms = f.millisecond ?? 0;
+  const all = [f.year, f.month, f.day, f.hour, f.minute, f.second, ms];
+  if (!all.every(Number.isInteger)) return undefined;
+  if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysInMonth(f.year, f.month)) return undefined;
+  const nextMidnight = f.hour === 24 && f.minute === 0 && f.second === 0 && ms === 0;
+  if ((f.hour < 0 || f.hour > 23) && !nextMidnight) return undefined;
+  if (f.minute < 0 || f.minute > 59 || f.second < 0 || f.second > 59 || ms < 0 || ms > 999) return undefined;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999.
+  const d = new Date(0);
+  d.setUTCFullYear(f.year, f.month - 1, f.day);
+  d.setUTCHours(f.hour, f.minute, f.second, ms);
+  return d.getTime();
+}
+
+function daysInMonth(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 0);
+  return d.getUTCDate();
+}

@@ -1,4 +1,4 @@
-import { luxon } from '../system/luxon.js';
+import { isoDate, localFieldsAt, localTimeInZone, midnightAfter } from '../system/zone.js';
 
 /**
  * The daily data budget of audio uploads (`upload.audioBytesPerDay`): the bytes of
@@ -112,14 +112,17 @@ export class DailyBudget {
   }
 }
 
-/** The calendar day (`YYYY-MM-DD`) in `zone` of an instant (ms, or an ISO time as the queue stores it); '' for an invalid one. */
+/**
+ * The calendar day (`YYYY-MM-DD`) in `zone` of an instant (ms, or an ISO time with its
+ * offset as the queue stores it); '' for an invalid one.
+ */
 export function localDay(at: number | string, zone: string): string {
-  const { DateTime } = luxon();
-  const dt = typeof at === 'number' ? DateTime.fromMillis(at, { zone }) : DateTime.fromISO(at, { zone });
-  return dt.toISODate() ?? '';
+  const ms = typeof at === 'number' ? at : Date.parse(at);
+  return Number.isFinite(ms) ? isoDate(localFieldsAt(ms, zone)) : '';
 }
 
 /** The local midnight that ends `day` (`YYYY-MM-DD`). */
 export function dayAfter(day: string, zone: string): number {
-  return luxon().DateTime.fromISO(day, { zone }).plus({ days: 1 }).toMillis();
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return localTimeInZone(midnightAfter({ year, month, day: date }, 1), zone)?.getTime() ?? Number.NaN;
 }

@@ -1,5 +1,5 @@
-import { luxon } from '../system/luxon.js';
 import { parseTimeRange, type TimeRange } from '../config/time-range.js';
+import { localFieldsAt, localTimeInZone, midnightAfter } from '../system/zone.js';
 
 export { parseTimeRange, type TimeRange };
 
@@ -9,7 +9,8 @@ export { parseTimeRange, type TimeRange };
  * runs across midnight; `00:00-24:00` is the whole day. Times are wall-clock times of
  * `station.timezone`, so a window keeps its local hours across DST changes: on the
  * night the clocks go forward, `01:30-02:30` in Europe/Berlin is shorter (02:00-02:59
- * does not exist), on the night they go back it is longer.
+ * does not exist), on the night they go back it is longer. Local times come from
+ * system/zone.ts: no luxon or Intl where the zone is UTC or the system's own.
  */
 
 /** True when `minute` (since local midnight) lies in the range; across midnight when end < start. */
@@ -44,7 +45,7 @@ export class UploadWindows {
 
   isOpen(at: number): boolean {
     if (!this.restricted) return true;
-    const local = luxon().DateTime.fromMillis(at, { zone: this.zone });
+    const local = localFieldsAt(at, this.zone);
     const minute = local.hour * 60 + local.minute;
     return this.ranges.some((r) => contains(r, minute));
   }
@@ -57,18 +58,20 @@ export class UploadWindows {
 
   /**
    * The first range boundary after `at` where the state flips. Boundaries are local
-   * wall times turned into instants by luxon (a time skipped by DST moves forward);
-   * three days of candidates always hold a flip unless the ranges cover the whole day.
+   * wall times turned into instants by `localTimeInZone` (a time skipped by DST is read at
+   * the offset before the change, so it moves forward; a time that happens twice is its
+   * first); three days of candidates always hold a flip unless the ranges cover the whole day.
    */
   private nextChange(at: number, open: boolean): number | null {
-    const today = luxon().DateTime.fromMillis(at, { zone: this.zone }).startOf('day');
+    const today = localFieldsAt(at, this.zone);
     const candidates: number[] = [];
     for (let day = 0; day <= 3; day++) {
-      const date = today.plus({ days: day });
+      const date = midnightAfter(today, day);
       for (const r of this.ranges) {
         for (const minute of [r.start, r.end]) {
-          const t = date.set({ hour: Math.floor(minute / 60) % 24, minute: minute % 60 }).plus({ days: minute === 1440 ? 1 : 0 });
-          if (t.toMillis() > at) candidates.push(t.toMillis());
+          // 1440 (`24:00`) is 24:00 of the date, which wallMillis reads as the next midnight.
+          const t = localTimeInZone({ ...date, hour: Math.floor(minute / 60), minute: minute % 60 }, this.zone)?.getTime();
+          if (t !== undefined && t > at) candidates.push(t);
         }
       }
     }

@@ -4,12 +4,12 @@ import {
   detectionTimestamp,
   formatServiceTimestamp,
   implausibility,
-  localTimeInZone,
   recordingStartFromMetadata,
   recordingStartFromName,
   resolveRecordingStart,
 } from '../../src/ingest/recording-time.js';
 import { readWavInfo } from '../../src/audio/wav.js';
+import { localTimeInZone } from '../../src/system/zone.js';
 import { realFixture } from '../helpers/paths.js';
 
 const BERLIN = 'Europe/Berlin';

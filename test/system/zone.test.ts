@@ -2,13 +2,32 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { IANAZone } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { zoneOffset } from '../../src/system/zone.js';
 import { buildCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const HOUR = 3_600_000;
+
+/** Upload windows across both DST nights of Europe/Berlin: one in the spring gap, one up to midnight. */
+const WINDOWS = ['01:30-03:30', '22:00-24:00'];
+
+/** Every 20 minutes through the two DST nights of 2026 in Europe, and a summer evening. */
+function windowInstants(): number[] {
+  const out: number[] = [];
+  for (const night of [Date.UTC(2026, 2, 28, 18), Date.UTC(2026, 9, 24, 18), Date.UTC(2026, 6, 1, 18)]) {
+    for (let t = night; t <= night + 12 * HOUR; t += HOUR / 3) out.push(t);
+  }
+  return out;
+}
+
+/** Whether an upload window is open at `t`, by luxon's local time in `zone`: the answer the windows must give. */
+function openByLuxon(t: number, zone: string): boolean {
+  const local = DateTime.fromMillis(t, { zone });
+  const minute = local.hour * 60 + local.minute;
+  return (minute >= 90 && minute < 210) || minute >= 22 * 60;
+}
 
 /** Instants every 15 minutes around both 2026 transitions in Europe, then weekly over 2000-2040. */
 function instants(): number[] {
@@ -62,8 +81,8 @@ describe("the system's own zone, in a process of its own", () => {
       let formats = 0;
       Intl.DateTimeFormat = function (...args) { formats++; return new Original(...args); };
       const { createRequire } = await import('node:module');
-      const { zoneOffset, systemZoneName } = await import(${url('system/zone.js')});
-      const { localTimeInZone, formatServiceTimestamp, recordingStartFromName, resolveRecordingStart } = await import(${url('ingest/recording-time.js')});
+      const { zoneOffset, systemZoneName, localTimeInZone } = await import(${url('system/zone.js')});
+      const { formatServiceTimestamp, recordingStartFromName, resolveRecordingStart } = await import(${url('ingest/recording-time.js')});
       const zone = process.argv[1];
       const instants = JSON.parse(process.argv[2]);
       const offset = zoneOffset(zone);
@@ -74,12 +93,34 @@ describe("the system's own zone, in a process of its own", () => {
       const stamp = formatServiceTimestamp(new Date(Date.UTC(2026, 6, 1, 4, 15)), zone);
       // A result file's own start (sidecar, analyzerpi JSON), its offset without a colon.
       const sidecar = resolveRecordingStart({ zone, fileName: 'x.wav', sidecarStart: '2026-07-01T06:15:00.250+0200', now: new Date(Date.UTC(2026, 6, 2)) }).start.toISOString();
+      // Upload windows and the daily data budget (upload/windows.ts, upload/data-budget.ts).
+      const { UploadWindows } = await import(${url('upload/windows.js')});
+      const { localDay, dayAfter } = await import(${url('upload/data-budget.js')});
+      const windows = new UploadWindows(${JSON.stringify(WINDOWS)}, zone);
+      const windowStates = ${JSON.stringify(windowInstants())}.map((t) => windows.state(t));
+      const days = ${JSON.stringify(windowInstants())}.map((t) => localDay(t, zone));
+      const queueDay = localDay('2026-07-01T23:30:00.000+00:00', zone);
+      const renewals = ['2026-03-28', '2026-10-24', '2026-12-31'].map((d) => dayAfter(d, zone));
       const luxonLoaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/luxon/'));
-      console.log(JSON.stringify({ system: systemZoneName(), formats, luxonLoaded, offsets, gap, overlap, named, stamp, sidecar }));`;
+      console.log(JSON.stringify({ system: systemZoneName(), formats, luxonLoaded, offsets, gap, overlap, named, stamp, sidecar, windowStates, days, queueDay, renewals }));`;
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
     if (tz !== undefined) env.TZ = tz;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, zone, JSON.stringify(instants())], { encoding: 'utf8', env, timeout: 30_000 });
-    return JSON.parse(out) as { system: string | null; formats: number; luxonLoaded: boolean; offsets: number[]; gap: string; overlap: string; named: string; stamp: string; sidecar: string };
+    return JSON.parse(out) as {
+      system: string | null;
+      formats: number;
+      luxonLoaded: boolean;
+      offsets: number[];
+      gap: string;
+      overlap: string;
+      named: string;
+      stamp: string;
+      sidecar: string;
+      windowStates: { open: boolean; changesAt: number | null }[];
+      days: string[];
+      queueDay: string;
+      renewals: number[];
+    };
   };
 
   it('Europe/Berlin under TZ=Europe/Berlin: no Intl formatter, no luxon, the same offsets as luxon', () => {
@@ -93,6 +134,21 @@ describe("the system's own zone, in a process of its own", () => {
     expect(r.named).toBe('2026-07-01T04:15:00.000Z');
     expect(r.stamp).toBe('2026-07-01T06:15:00.000+02:00');
     expect(r.sidecar).toBe('2026-07-01T04:15:00.250Z');
+    // Upload windows open as luxon's local time says, and each change is announced at the
+    // instant the state flips (the first boundary where it does).
+    const ts = windowInstants();
+    expect(r.windowStates.map((w) => w.open)).toEqual(ts.map((t) => openByLuxon(t, 'Europe/Berlin')));
+    r.windowStates.forEach((w, i) => {
+      const at = new Date(ts[i]).toISOString();
+      expect(w.changesAt, at).not.toBeNull();
+      expect(w.changesAt! > ts[i], at).toBe(true);
+      expect(openByLuxon(w.changesAt!, 'Europe/Berlin'), at).toBe(!w.open);
+      expect(openByLuxon(w.changesAt! - 60_000, 'Europe/Berlin'), at).toBe(w.open);
+    });
+    // The data budget's days and renewals: local dates and midnights, 23 and 25 hour days included.
+    expect(r.days).toEqual(ts.map((t) => DateTime.fromMillis(t, { zone: 'Europe/Berlin' }).toISODate()));
+    expect(r.queueDay).toBe('2026-07-02');
+    expect(r.renewals).toEqual(['2026-03-28', '2026-10-24', '2026-12-31'].map((d) => DateTime.fromISO(d, { zone: 'Europe/Berlin' }).plus({ days: 1 }).toMillis()));
   });
 
   it('TZ with a leading colon names the same zone', () => {

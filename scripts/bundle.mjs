@@ -34,7 +34,14 @@ function ownUrl(file) {
 const keepOwnUrl = {
   name: 'keep-own-import-meta-url',
   transform(code, id) {
-    if (!id.startsWith(`${DIST}/`) || !code.includes('import.meta.url')) return null;
+    // `\0`: the bundler's own virtual modules (its runtime helpers).
+    if (id.startsWith('\0')) return null;
+    if (!id.startsWith(`${DIST}/`)) throw new Error(`bundle: ${id} is outside ${DIST}: only tsc's modules are bundled`);
+    // Only `import.meta.url` is rewritten: another property (dirname, resolve()) would
+    // silently answer for dist/bundle/ instead of the module's own folder.
+    const other = /import\.meta(?!\.url\b)/.exec(code);
+    if (other) throw new Error(`bundle: ${path.relative(DIST, id)} uses import.meta other than import.meta.url, which the bundle does not keep`);
+    if (!code.includes('import.meta.url')) return null;
     return { code: code.replaceAll('import.meta.url', `(${ownUrl(id)})`), map: null };
   },
 };
@@ -60,6 +67,10 @@ const { output } = await build({
 const modules = {};
 for (const item of output) {
   if (item.type !== 'chunk') continue;
+  // An error class's `name` is its class's (errors.ts: `new.target.name`), which logs and
+  // the FLAC worker's errors carry: a class renamed to avoid a clash in its chunk would change it.
+  const renamed = /\bclass ([A-Za-z_$][\w$]*\$\d+)\b/.exec(item.code);
+  if (renamed) throw new Error(`bundle: class ${renamed[1]} in ${item.fileName} was renamed by the bundler; give it a name of its own`);
   modules[item.fileName] = item.moduleIds
     .filter((id) => id.startsWith(`${DIST}/`))
     .map((id) => path.relative(DIST, id).split(path.sep).join('/'))

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Where the agent's main thread spends a recording, from a `node --cpu-prof` profile
@@ -81,13 +82,14 @@ function moduleUrlOf(frame: ProfileNode['callFrame'], maps: Map<string, SourceMa
   if (!url.includes('/dist/bundle/') || lineNumber === undefined || lineNumber < 0) return url;
   let map = maps.get(url);
   if (map === undefined) {
-    const mapFile = `${new URL(url).pathname}.map`;
+    const mapFile = `${fileURLToPath(url)}.map`;
     map = existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : null;
     maps.set(url, map);
   }
-  // An empty object where no mapping covers the position.
+  // An empty object where no mapping covers the position; a mapping of another line is the
+  // nearest before it (the chunk's own code between modules), not this frame's.
   const entry = map?.findEntry(lineNumber, columnNumber ?? 0);
-  return entry && 'originalSource' in entry ? new URL(entry.originalSource, url).href : url;
+  return entry && 'originalSource' in entry && entry.generatedLine === lineNumber ? new URL(entry.originalSource, url).href : url;
 }
 
 export function summarise(profile: Profile, file: string, agentRoot: string): ProfileBreakdown {

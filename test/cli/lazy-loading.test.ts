@@ -99,15 +99,35 @@ describe('lazy loading', () => {
    * a command started on it validates it (in a child process). Nothing listens on port 9
    * (discard): a daemon's config sync just retries.
    */
-  const configFile = (name: string): string => {
+  const configFile = (name: string, extra: Record<string, unknown> = {}): string => {
     mkdirSync(path.join(tmp.dir, `${name}-data`), { recursive: true });
     return writeCliConfig(path.join(tmp.dir, `${name}.json`), {
       baseUrl: 'http://127.0.0.1:9',
       token: TOKEN,
       dataDir: path.join(tmp.dir, `${name}-data`),
       inputDir: path.join(tmp.dir, `${name}-input`),
-      extra: { clock: { requireSync: 'never' } },
+      extra: { clock: { requireSync: 'never' }, ...extra },
     });
+  };
+
+  /**
+   * A daemon on a fresh config `name` (with `extra`) in a system whose zone is the configs'
+   * (`TZ=Europe/Berlin`, a station's /etc/localtime link), with a 3 s recording named in local
+   * time and its result file of one detection in its input folder, until its output holds
+   * `line`: what it loaded. The service is absent.
+   */
+  const berlinDaemonLoads = async (name: string, line: string, extra: Record<string, unknown> = {}): Promise<Loaded> => {
+    const config = configFile(name, extra);
+    const base = '2026-07-01-birdnet-06:15:00';
+    const input = path.join(tmp.dir, `${name}-input`);
+    writeWav(path.join(input, `${base}.wav`), { frames: 48_000 * 3 });
+    writeFileSync(
+      path.join(input, `${base}.BirdNET.results.csv`),
+      'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n',
+    );
+    const trace = path.join(tmp.dir, `${name}.trace`);
+    const pid = await runDaemonUntil(config, { TZ: 'Europe/Berlin', ...traceEnv(trace) }, line);
+    return readTrace(trace, { pid });
   };
 
   beforeAll(async () => {
@@ -207,19 +227,8 @@ describe('lazy loading', () => {
   }, 90_000);
 
   it("a daemon whose station.timezone is the system's queues a recording named in local time without luxon (system/zone.ts)", async () => {
-    // The CLI's configs say Europe/Berlin; so does the system here, through TZ (a station's
-    // /etc/localtime link). The result file is read, its rows queued; the service is absent.
-    const config = configFile('zone');
-    const input = path.join(tmp.dir, 'zone-input');
-    const base = '2026-07-01-birdnet-06:15:00';
-    writeWav(path.join(input, `${base}.wav`), { frames: 48_000 * 3 });
-    writeFileSync(
-      path.join(input, `${base}.BirdNET.results.csv`),
-      'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n',
-    );
-    const trace = path.join(tmp.dir, 'zone.trace');
-    const pid = await runDaemonUntil(config, { TZ: 'Europe/Berlin', ...traceEnv(trace) }, 'recording queued');
-    const loaded = readTrace(trace, { pid });
+    // The result file is read, its rows queued.
+    const loaded = await berlinDaemonLoads('zone', 'recording queued');
     expect(loaded.own.has('ingest/recording-time.js')).toBe(true);
     expect(loaded.own.has('system/zone.js')).toBe(true);
     expect(loaded.packages.has('luxon'), 'luxon').toBe(false);
@@ -231,5 +240,14 @@ describe('lazy loading', () => {
     } finally {
       queue.close();
     }
+  }, 90_000);
+
+  it("a daemon with upload windows and a data budget in the system's zone judges them without luxon (system/zone.ts)", async () => {
+    // The whole day as a window still asks for the local time at every pass, and a budget
+    // for the local day; a failed upload (no service) says the pass got past both.
+    const loaded = await berlinDaemonLoads('link', 'upload failed, will retry', { upload: { windows: ['00:00-24:00'], audioBytesPerDay: 100_000_000 } });
+    expect(loaded.own.has('upload/windows.js')).toBe(true);
+    expect(loaded.own.has('upload/data-budget.js')).toBe(true);
+    expect(loaded.packages.has('luxon'), 'luxon').toBe(false);
   }, 90_000);
 });

@@ -24,9 +24,8 @@
  */
 import type { DateTime } from 'luxon';
 import { luxon } from '../system/luxon.js';
-import { isoWithOffsetMs } from './parsers/json-shape.js';
 import { timeImplausibility } from '../system/plausible-time.js';
-import { localTimeInZone, luxonZone, wallMillis, zoneOffset, type LocalFields } from '../system/zone.js';
+import { isoWithOffsetMs, localTimeInZone, luxonZone, wallMillis, zoneOffset, type LocalFields } from '../system/zone.js';
 
 export type RecordingStartSource = 'sidecar' | 'filename' | 'metadata' | 'mtime';
 

@@ -63,6 +63,21 @@ function zoneLinkedFrom(file: string): string | null {
   }
 }
 
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
+
+/**
+ * The instant of an ISO 8601 date-time with an offset (`2024-05-01T06:00:00.000+02:00`,
+ * `+0200`, `+02`, `Z`), in ms; NaN for anything else, an offset-less time included. The
+ * one reading of such a time: a result file's own start (the JSON parsers check it with
+ * this, recording-time.ts takes it) and a queued detection's timestamp (the data budget's
+ * and MQTT's local day), without luxon, whose DateTime asks Intl for the system's locale.
+ */
+export function isoWithOffsetMs(value: string): number {
+  if (!ISO_WITH_OFFSET.test(value)) return Number.NaN;
+  // `+0200` and `+02` as `+02:00`, which every Date.parse reads.
+  return Date.parse(value.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`));
+}
+
 /** The wall-clock fields of a local time (month 1-12). */
 export interface LocalFields {
   year: number;

@@ -1,4 +1,4 @@
-import { isoDate, localFieldsAt, localTimeInZone, midnightAfter } from '../system/zone.js';
+import { isoDate, isoWithOffsetMs, localFieldsAt, localTimeInZone, midnightAfter } from '../system/zone.js';
 
 /**
  * The daily data budget of audio uploads (`upload.audioBytesPerDay`): the bytes of
@@ -117,7 +117,7 @@ export class DailyBudget {
  * offset as the queue stores it); '' for an invalid one.
  */
 export function localDay(at: number | string, zone: string): string {
-  const ms = typeof at === 'number' ? at : Date.parse(at);
+  const ms = typeof at === 'number' ? at : isoWithOffsetMs(at);
   return Number.isFinite(ms) ? isoDate(localFieldsAt(ms, zone)) : '';
 }
 

@@ -7,6 +7,7 @@
  * changed: src/config/cache.ts). The shapes are small and flat; this stays small.
  */
 
+import { isoWithOffsetMs } from '../../system/zone.js';
 import { isObject } from '../../wire/json-object.js';
 
 export interface ShapeProblem {
@@ -81,20 +82,6 @@ export function jsonPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out === '' ? '' : '.'}${part}`;
   return out === '' ? '(root)' : out;
-}
-
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
-
-/**
- * The instant of an ISO 8601 date-time with an offset (`2024-05-01T06:00:00.000+02:00`,
- * `+0200`, `+02`, `Z`), in ms; NaN for anything else. The one reading of a result file's
- * own start time: the parsers check it with this, and ingest takes it with this
- * (recording-time.ts), without luxon, whose DateTime asks Intl for the system's locale.
- */
-export function isoWithOffsetMs(value: string): number {
-  if (!ISO_WITH_OFFSET.test(value)) return Number.NaN;
-  // `+0200` and `+02` as `+02:00`, which every Date.parse reads.
-  return Date.parse(value.replace(/([+-]\d{2})(\d{2})?$/, (_, h: string, m?: string) => `${h}:${m ?? '00'}`));
 }
 
 function kindOf(value: unknown): string {

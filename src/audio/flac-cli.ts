@@ -4,7 +4,7 @@ import { access, mkdir, open, readFile, readdir, rename, statfs, unlink } from '
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { FlacEncoderError } from './errors.js';
-import { DEFAULT_COMPRESSION_LEVEL, syncDirectory } from './flac-encode-job.js';
+import { DEFAULT_COMPRESSION_LEVEL, FLAC_BLOCK_SIZE, syncDirectory } from './flac-encode-job.js';
 import type { EncodeJob, EncodeResult } from './flac-encode-job.js';
 import type { EncodeEngine } from './flac-engines.js';
 import { readFlacInfo, type FlacInfo } from './flac-info.js';
@@ -79,7 +79,7 @@ export function flacCliEngine(version: string, fallback: EncodeEngine, program =
     try {
       await runFlac(
         program,
-        ['--silent', '--force', '--no-padding', `-${level}`, '-o', target, job.src],
+        ['--silent', '--force', '--no-padding', `-${level}`, `--blocksize=${FLAC_BLOCK_SIZE}`, '-o', target, job.src],
         (child) => {
           running = child;
         },

@@ -43,6 +43,7 @@ interface AddonBuilder {
   setBitsPerSample(value: number): AddonBuilder;
   setSampleRate(value: number): AddonBuilder;
   setCompressionLevel(value: number): AddonBuilder;
+  setBlocksize(value: number): AddonBuilder;
   setTotalSamplesEstimate(value: number): AddonBuilder;
   buildWithStream(
     write: (buffer: Buffer) => number,
@@ -85,7 +86,7 @@ export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<Native
 
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
   return (params, onWrite, onStreamInfo) => {
-    const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
+    const { src, sampleRate, channels, bitsPerSample, compressionLevel, blockSize, totalSamples } = params;
     let encoder: AddonEncoder;
     try {
       encoder = new api.EncoderBuilder()
@@ -93,6 +94,7 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
         .setBitsPerSample(bitsPerSample)
         .setSampleRate(sampleRate)
         .setCompressionLevel(compressionLevel)
+        .setBlocksize(blockSize)
         .setTotalSamplesEstimate(totalSamples)
         .buildWithStream(
           // A frame at a time (a few KB), a view of libFLAC's memory valid only inside the

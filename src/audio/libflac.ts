@@ -101,8 +101,9 @@ function whenReady(flac: LibFlac): Promise<LibFlac> {
 /** libflacjs' stream encoder behind the interface encodeWavToFlac uses (flac-encode-job.ts). */
 export function libFlacJsEncoder(flac: LibFlac): FlacStreamEncoderFactory {
   return (params, onWrite, onStreamInfo) => {
-    const { src, sampleRate, channels, bitsPerSample, compressionLevel, totalSamples } = params;
-    const encoder = flac.create_libflac_encoder(sampleRate, channels, bitsPerSample, compressionLevel, totalSamples, false, 0);
+    const { src, sampleRate, channels, bitsPerSample, compressionLevel, blockSize, totalSamples } = params;
+    // The block size is set after the level (libflacjs' order), so the level does not replace it.
+    const encoder = flac.create_libflac_encoder(sampleRate, channels, bitsPerSample, compressionLevel, totalSamples, false, blockSize);
     if (encoder === 0) throw new FlacEncoderError(`libFLAC could not create an encoder for ${src}`);
     const status = flac.init_encoder_stream(encoder, onWrite, (meta) => {
       if (!meta) return;

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
+import { FLAC_BLOCK_SIZE } from '../../src/audio/flac-encode-job.js';
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import type { FlacEncoder } from '../../src/audio/flac-encoder.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
@@ -88,8 +89,8 @@ describe('encode -> decode is bit-exact', () => {
         channels: spec.channels,
         bitsPerSample: flacBits,
         totalSamples: built.frames,
-        minBlockSize: 4096,
-        maxBlockSize: 4096,
+        minBlockSize: FLAC_BLOCK_SIZE,
+        maxBlockSize: FLAC_BLOCK_SIZE,
         bytes: result.bytes,
       });
       expect(info.minFrameSize).toBeGreaterThan(0);
@@ -287,7 +288,7 @@ describe("engine: 'auto'", () => {
     await own.close();
   });
 
-  it('runs the program with the level, .part output and the source, then renames', async () => {
+  it('runs the program with the level, the block size, .part output and the source, then renames', async () => {
     // A stand-in `flac`: answers --version, records its arguments, and "encodes" by
     // copying a FLAC made by libflacjs for the same WAV to the -o path.
     const p = paths();
@@ -310,7 +311,7 @@ cp '${reference}' "$out"
     const result = await own.encode(p.wav, p.flac);
     await own.close();
     expect(result).toMatchObject({ engine: 'flac 1.4.3 (flac program)', totalSamples: 6000, sampleRate: 16000 });
-    expect(readFileSync(argsLog, 'utf8').trim().split('\n')).toEqual(['--silent', '--force', '--no-padding', '-8', '-o', `${p.flac}.part`, p.wav]);
+    expect(readFileSync(argsLog, 'utf8').trim().split('\n')).toEqual(['--silent', '--force', '--no-padding', '-8', `--blocksize=${FLAC_BLOCK_SIZE}`, '-o', `${p.flac}.part`, p.wav]);
     expect(existsSync(`${p.flac}.part`)).toBe(false);
     expect(readFileSync(p.flac).equals(readFileSync(reference))).toBe(true);
   });

@@ -2,6 +2,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
+import { FLAC_BLOCK_SIZE } from '../../src/audio/flac-encode-job.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
@@ -50,8 +51,9 @@ describe.skipIf(!flacVersion && !addon)('upload.flacEncoder native', () => {
 
 /**
  * `upload.flacCompressionLevel` reaches libFLAC through every encoder: the service's copy
- * tells the level by its block size (libFLAC's levels 0 to 2 cut 1,152-sample blocks, 3 and
- * above 4,096), and by its size (level 0 keeps no LPC predictors: larger).
+ * tells the level by its size (level 0 keeps no LPC predictors: larger), and every encoder
+ * cuts FLAC_BLOCK_SIZE-sample blocks whatever the level (libFLAC's levels would cut 1,152
+ * at 0 and 4,096 at 5).
  */
 describe('upload.flacCompressionLevel', () => {
   const engines = [
@@ -75,11 +77,11 @@ describe('upload.flacCompressionLevel', () => {
     return result;
   };
 
-  it.each(engines)('%s: 0 by default (1,152-sample blocks), 5 when set (4,096-sample blocks, a smaller file)', async (flacEncoder) => {
+  it.each(engines)('%s: 0 by default, 5 when set (a smaller file), both in FLAC_BLOCK_SIZE-sample blocks', async (flacEncoder) => {
     const byDefault = await storedFlac(flacEncoder, undefined);
-    expect(byDefault.info).toMatchObject({ maxBlockSize: 1152, totalSamples: 160_000 });
+    expect(byDefault.info).toMatchObject({ minBlockSize: FLAC_BLOCK_SIZE, maxBlockSize: FLAC_BLOCK_SIZE, totalSamples: 160_000 });
     const level5 = await storedFlac(flacEncoder, 5);
-    expect(level5.info).toMatchObject({ maxBlockSize: 4096, totalSamples: 160_000 });
+    expect(level5.info).toMatchObject({ minBlockSize: FLAC_BLOCK_SIZE, maxBlockSize: FLAC_BLOCK_SIZE, totalSamples: 160_000 });
     expect(level5.bytes).toBeLessThan(byDefault.bytes);
     // Lossless either way: the same audio.
     expect(level5.info.md5).toBe(byDefault.info.md5);

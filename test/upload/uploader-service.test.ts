@@ -1,8 +1,10 @@
 import { copyFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/api/index.js';
 import { enqueueRecording, getItem, listItems } from '../../src/queue/index.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
+import { holdingProxy } from '../helpers/holding-proxy.js';
 import { realFixture } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';
 
@@ -26,6 +28,44 @@ function dropRecording(w: AgentWorld, base: string, rows: string[], endIso = '20
     // Every line ends with its line end, as the analyzer writes it (a last line without one is still being written).
     `${['Start (s),End (s),Scientific name,Common name,Confidence', ...rows].join('\n')}\n`,
   );
+}
+
+/** `n` detections of one recording without audio, all due at once (dedupe keys `${prefix}-0`, ...). */
+function enqueueMagpies(queue: Parameters<typeof enqueueRecording>[0], prefix: string, n: number): void {
+  enqueueRecording(queue, {
+    recording: null,
+    detections: Array.from({ length: n }, (_, i) => ({
+      dedupeKey: `${prefix}-${i}`,
+      timestamp: '2025-06-02T12:00:00.000+02:00',
+      startS: i * 3,
+      endS: i * 3 + 3,
+      scientificName: 'Pica pica',
+      commonName: 'Eurasian Magpie',
+      confidence: 0.9,
+      lat: null,
+      lon: null,
+    })),
+  });
+}
+
+/**
+ * An uploader of its own over the daemon's queue (4 slots), with `onUploaded` called for
+ * each "detection uploaded" line it logs (the item's id).
+ */
+async function detectionUploader(
+  queue: Parameters<typeof enqueueRecording>[0],
+  client: AgentWorld['client'],
+  probeIntervalMs: number,
+  onUploaded: (item: number) => void,
+) {
+  const { Uploader } = await import('../../src/upload/uploader.js');
+  const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');
+  const pino = (await import('pino')).default;
+  const log = pino({ level: 'info' }, { write: (line: string) => {
+    const entry = JSON.parse(line) as { msg: string; item: number };
+    if (entry.msg === 'detection uploaded') onUploaded(entry.item);
+  } });
+  return new Uploader(bindUploadQueue(queue), client, log, { concurrency: 4, backoff: { baseMs: 100, maxMs: 1000 }, probeIntervalMs, noSoundscapeAfterMs: 0 });
 }
 
 describe('uploader against the local service', () => {
@@ -223,39 +263,15 @@ describe('uploader group commit', () => {
     const daemon = await world.startAgent();
     await daemon.uploader.stop();
     const N = 40;
-    enqueueRecording(daemon.queue, {
-      recording: null,
-      detections: Array.from({ length: N }, (_, i) => ({
-        dedupeKey: `gc-${i}`,
-        timestamp: '2025-06-02T12:00:00.000+02:00',
-        startS: i * 3,
-        endS: i * 3 + 3,
-        scientificName: 'Pica pica',
-        commonName: 'Eurasian Magpie',
-        confidence: 0.9,
-        lat: null,
-        lon: null,
-      })),
-    });
+    enqueueMagpies(daemon.queue, 'gc', N);
     // What a crash would leave: another connection reads only what is committed.
     const other = new Database(path.join(world.dataDir, 'queue.db'), { readonly: true });
     const committedState = other.prepare('SELECT state FROM detections WHERE id = ?').pluck();
     const notDurableWhenReported: number[] = [];
     let uploaded = 0;
-    const { Uploader } = await import('../../src/upload/uploader.js');
-    const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');
-    const pino = (await import('pino')).default;
-    const log = pino({ level: 'info' }, { write: (line: string) => {
-      const entry = JSON.parse(line) as { msg: string; item?: number };
-      if (entry.msg !== 'detection uploaded') return;
+    const uploader = await detectionUploader(daemon.queue, world.client, 1000, (item) => {
       uploaded++;
-      if (committedState.get(entry.item) !== 'uploaded') notDurableWhenReported.push(entry.item!);
-    } });
-    const uploader = new Uploader(bindUploadQueue(daemon.queue), world.client, log, {
-      concurrency: 4,
-      backoff: { baseMs: 100, maxMs: 1000 },
-      probeIntervalMs: 1000,
-      noSoundscapeAfterMs: 0,
+      if (committedState.get(item) !== 'uploaded') notDurableWhenReported.push(item);
     });
     uploader.start();
     try {
@@ -274,26 +290,42 @@ describe('uploader group commit', () => {
   });
 });
 
+describe('uploader slots during a slow answer', () => {
+  it('fills the slots that quick answers free while a slow one is in flight, and commits their outcomes without waiting for it', async () => {
+    world = await createAgentWorld();
+    const daemon = await world.startAgent();
+    await daemon.uploader.stop();
+    const N = 24;
+    enqueueMagpies(daemon.queue, 'slow', N);
+    // The first detection's POST is held at a proxy until the others are all through.
+    const proxy = await holdingProxy(world.emulator.url, (req) => req.method === 'POST' && (req.url ?? '').includes('detections'));
+    const client = createServiceClient({ baseUrl: proxy.url, token: TOKEN });
+    let uploaded = 0;
+    // No pass on the idle timer within the test: only answers and commits move the uploader.
+    const uploader = await detectionUploader(daemon.queue, client, 600_000, () => uploaded++);
+    uploader.start();
+    try {
+      await proxy.holding;
+      await until('every other detection uploaded while one answer is held', () => uploaded === N - 1, 30_000);
+      expect(uploader.status().inFlight).toBeGreaterThanOrEqual(1);
+      proxy.release();
+      await until('every detection uploaded', () => uploaded === N, 30_000);
+    } finally {
+      await uploader.stop();
+      await client.close();
+      await proxy.close();
+    }
+    expect(await world.allDetections()).toHaveLength(N);
+  });
+});
+
 describe('uploader circuit breaker', () => {
   it('gives the probe back when the queue fails to claim in half-open, and resumes once the service is back', async () => {
     world = await createAgentWorld();
     const daemon = await world.startAgent();
     await daemon.uploader.stop();
     const N = 3;
-    enqueueRecording(daemon.queue, {
-      recording: null,
-      detections: Array.from({ length: N }, (_, i) => ({
-        dedupeKey: `cb-${i}`,
-        timestamp: '2025-06-02T12:00:00.000+02:00',
-        startS: i * 3,
-        endS: i * 3 + 3,
-        scientificName: 'Pica pica',
-        commonName: 'Eurasian Magpie',
-        confidence: 0.9,
-        lat: null,
-        lon: null,
-      })),
-    });
+    enqueueMagpies(daemon.queue, 'cb', N);
     world.emulator.setFaults('5xx=1');
     const { Uploader } = await import('../../src/upload/uploader.js');
     const { bindUploadQueue } = await import('../../src/upload/upload-queue-sqlite.js');

@@ -46,8 +46,6 @@ export class GroupCommit {
   private pending: Waiting[] = [];
   /** Commits that wrote something (one fsync each) so far; a pass with nothing to record or claim costs none. */
   commits = 0;
-  /** Commits of claims alone ({@link claim}, not fsynced) that wrote something. */
-  claimCommits = 0;
   /** Writes recorded so far. */
   recorded = 0;
 
@@ -71,17 +69,6 @@ export class GroupCommit {
       this.pending.push({ write, resolve, reject });
       if (this.pending.length === 1) this.onPending();
     });
-  }
-
-  /**
-   * One transaction of `then` alone (the next claims), not fsynced: the waiting writes stay
-   * for the next {@link commit}, whose fsync makes these claims durable too (the class
-   * comment). For slots freed while outcomes wait for those of the requests still in flight.
-   */
-  claim<T>(then: () => T): T {
-    const { value, wrote } = this.queue.commit(then, { durable: false });
-    if (wrote) this.claimCommits++;
-    return value;
   }
 
   /**

@@ -108,8 +108,6 @@ export class Uploader {
   /** Service ids whose `markUploaded` waits for its commit (not yet visible to `isRemoteIdTaken`). */
   private readonly adopting = new Set<string>();
   private commitScheduled = false;
-  /** The last fill took every slot it had: more items may be due (a backlog). */
-  private moreDue = false;
   /** Outcomes wait for those of the other requests in flight (at most OUTCOME_WAIT_MS). */
   private commitTimer: NodeJS.Timeout | null = null;
   /** FLACs from memory the current pass claimed: released if its commit fails (nothing goes out). */
@@ -242,8 +240,9 @@ export class Uploader {
   private scheduleCommit(): void {
     if (this.commitScheduled || this.commitTimer) return;
     if (this.sends > 0 && this.running) {
-      // At the deadline the outcomes commit, whatever is still in flight (the slots their
-      // answers freed may have been filled meanwhile: see outcomeArrived).
+      // At the deadline the outcomes commit, with the claims for the slots their answers
+      // freed, whatever is still in flight: one slow answer (a long soundscape upload on a
+      // slow link) holds neither the others' outcomes nor their slots beyond it.
       this.commitTimer = setTimeout(() => {
         this.commitTimer = null;
         this.commitSoon();
@@ -264,20 +263,12 @@ export class Uploader {
     });
   }
 
-  /**
-   * An outcome was handed to the group commit. The last one of those in flight commits now.
-   * Before it, each answer frees a slot: while more items are due (the last fill took every
-   * slot it had, as in a backlog), a pass fills it at once with a commit of claims alone, not
-   * fsynced, rather than leaving it empty until the slowest answer or the deadline.
-   */
+  /** An outcome was handed to the group commit: the last one of those in flight commits now. */
   private outcomeArrived(): void {
-    if (!this.commitTimer) return;
-    if (this.sends === 0) {
+    if (this.commitTimer && this.sends === 0) {
       clearTimeout(this.commitTimer);
       this.commitTimer = null;
       this.scheduleCommit();
-    } else if (this.moreDue && this.running) {
-      this.wake?.();
     }
   }
 
@@ -300,18 +291,14 @@ export class Uploader {
     this.probeTaken = false;
     this.passBodies = [];
     const quiet = this.commits.waiting === 0 && this.stranded.size === 0;
-    // Outcomes waiting for those of the requests still in flight (scheduleCommit's timer)
-    // are left to their own commit: this pass only claims, for the slots their answers freed.
-    const claimsOnly = !quiet && this.commitTimer !== null && this.stranded.size === 0;
-    const open = quiet || claimsOnly ? this.gate(this.now(), launches) : null;
+    const open = quiet ? this.gate(this.now(), launches) : null;
     if (typeof open === 'number') {
       for (const go of launches) go();
       return open;
     }
     let waitMs: number;
     try {
-      const fill = () => this.fill(launches, open);
-      waitMs = claimsOnly ? this.commits.claim(fill) : this.commits.commit(fill);
+      waitMs = this.commits.commit(() => this.fill(launches, open));
     } catch (err) {
       // The pass's claims are undone and nothing goes out: a probe permission it took would
       // otherwise stay taken, and a half-open circuit would wait for a verdict for ever;
@@ -387,7 +374,6 @@ export class Uploader {
   private fill(launches: (() => void)[], open: ReturnType<Uploader['gate']> | null): number {
     const now = this.now();
     const idle = this.options.probeIntervalMs;
-    this.moreDue = false;
     this.unstrand(now);
     const allowed = open ?? this.gate(now, launches);
     if (typeof allowed === 'number') return allowed;
@@ -467,7 +453,6 @@ export class Uploader {
     }
     claimRecordings(Math.min(slots - started, recordingBudget));
     if (probing && sent === 0) this.circuit.cancelProbe();
-    this.moreDue = started > 0 && started >= slots;
     if (started > 0) return untilLink(idle);
     const next = this.queue.nextDueAt({ now, ...waits });
     const paused = soundscapes?.pausedUntilMs;

@@ -57,35 +57,6 @@ describe('GroupCommit', () => {
     other.close();
   });
 
-  it('claim(): the next claims alone (NORMAL, not fsynced), the waiting outcomes left to the next commit', async () => {
-    const { q, queue, commits, stateSeenByOther, other } = setup(4);
-    const sync = () => q.db.pragma('synchronous', { simple: true }) as number;
-    const [first] = commits.commit(() => claimAll(queue, 1));
-    let settled = false;
-    const recorded = commits.record(() => queue.markUploaded('detection', first.id, 7));
-    void recorded.then(() => (settled = true));
-    let during = 0;
-    const more = commits.claim(() => {
-      during = sync();
-      return claimAll(queue, 2);
-    });
-    expect(during).toBe(1); // NORMAL
-    expect(sync()).toBe(2); // FULL again
-    expect(more.map((d) => stateSeenByOther(d.id))).toEqual(['sending', 'sending']);
-    // The outcome waits: not written, not reported.
-    expect(commits.waiting).toBe(1);
-    expect(stateSeenByOther(first.id)).toBe('sending');
-    await Promise.resolve();
-    expect(settled).toBe(false);
-    expect(commits).toMatchObject({ commits: 1, claimCommits: 1 });
-
-    commits.commit(() => undefined);
-    await recorded;
-    expect(stateSeenByOther(first.id)).toBe('uploaded');
-    expect(commits).toMatchObject({ commits: 2, claimCommits: 1, recorded: 1 });
-    other.close();
-  });
-
   it('records several outcomes and the next claim in one transaction, durable only after it', async () => {
     const { queue, commits, other, stateSeenByOther, pendingCalls } = setup(6);
     const first = commits.commit(() => claimAll(queue, 3));

@@ -291,7 +291,7 @@ describe('uploader group commit', () => {
 });
 
 describe('uploader slots during a slow answer', () => {
-  it('fills the slots that quick answers free while a slow one is in flight, and commits their outcomes without waiting for it', async () => {
+  it('commits the outcomes of quick answers at the deadline while a slow one is in flight, and fills the slots they freed', async () => {
     world = await createAgentWorld();
     const daemon = await world.startAgent();
     await daemon.uploader.stop();
@@ -301,7 +301,8 @@ describe('uploader slots during a slow answer', () => {
     const proxy = await holdingProxy(world.emulator.url, (req) => req.method === 'POST' && (req.url ?? '').includes('detections'));
     const client = createServiceClient({ baseUrl: proxy.url, token: TOKEN });
     let uploaded = 0;
-    // No pass on the idle timer within the test: only answers and commits move the uploader.
+    // No pass on the idle timer within the test: only answers and the outcomes' deadline
+    // (OUTCOME_WAIT_MS) move the uploader; before, it waited for the held answer.
     const uploader = await detectionUploader(daemon.queue, client, 600_000, () => uploaded++);
     uploader.start();
     try {

@@ -335,13 +335,13 @@ function memorySink(estimate: number): FlacSink {
 
 /**
  * What a FLAC of these samples takes at most in practice: the samples at the FLAC's bit
- * depth plus a frame's header, CRC and subframe headers per block (libFLAC's smallest
- * block at any level is 1152 samples), which is what libFLAC's verbatim frames, its
+ * depth plus a frame's header, CRC and subframe headers per block (every encoder cuts
+ * {@link FLAC_BLOCK_SIZE}-sample blocks), which is what libFLAC's verbatim frames, its
  * fallback for audio it cannot compress, come to.
  */
 function flacSizeEstimate(frames: number, channels: number, bitsPerSample: number): number {
   const FRAME_OVERHEAD = 18; // frame header (at most 16 bytes) and CRC-16
-  const blocks = Math.ceil(frames / 1152);
+  const blocks = Math.ceil(frames / FLAC_BLOCK_SIZE);
   return STREAMINFO_OFFSET + STREAMINFO_BYTES + Math.ceil((frames * channels * bitsPerSample) / 8) + blocks * (FRAME_OVERHEAD + 2 * channels);
 }
 

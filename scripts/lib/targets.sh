@@ -153,7 +153,8 @@ target_addon() {
 # compiled by cmake-js (this tree's dev dependency) for ARCH against the system's libFLAC: the
 # host's libflac-dev on amd64; for arm64 the aarch64 compiler, the host's FLAC headers (the
 # same on every architecture) and the sysroot's arm64 libFLAC.so.12, handed to CMake as a
-# package config. Put into DIR/build/Release; its C++ sources are not needed at run time.
+# package config, from its sources as patches/ changed them (the STREAMINFO MD5 switch). Put
+# into DIR/build/Release; its C++ sources are not needed at run time.
 # Sets FLAC_ADDON.
 target_flac_addon() {
   local arch=$1 dir=$2 node_arch triplet version src=$REPO/node_modules/flac-bindings
@@ -162,7 +163,12 @@ target_flac_addon() {
   [[ -f $src/CMakeLists.txt && -x $REPO/node_modules/.bin/cmake-js ]] || die "flac-bindings or cmake-js missing in $REPO/node_modules (npm ci)"
   [[ -f /usr/include/FLAC/stream_encoder.h ]] || die "libFLAC's headers are missing (apt-get install libflac-dev)"
   version=$(node -p "require('$src/package.json').version")
-  FLAC_ADDON=$CACHE/addons/flac-bindings-$version-linux-$node_arch.node
+  # Compiled from the sources as patches/ changed them (npm ci's postinstall): the cached
+  # addon is named by the patch too, so a changed patch is compiled again.
+  local patch=$REPO/patches/flac-bindings+$version.patch
+  [[ -f $patch ]] || die "$patch is missing: patches/ must follow flac-bindings' version"
+  grep -q setDoMd5 "$src/src/encoder/encoder-builder.cpp" || die "flac-bindings' sources are not patched (npm ci runs scripts/patch-dependencies.mjs)"
+  FLAC_ADDON=$CACHE/addons/flac-bindings-$version-$(sha256sum "$patch" | cut -c1-12)-linux-$node_arch.node
   if [[ ! -f $FLAC_ADDON ]]; then
     say "Compiling flac-bindings $version for $arch (cmake-js, the system's libFLAC)"
     # No RUNPATH: libFLAC.so.12 is found where the system keeps it, never in the build's sysroot.

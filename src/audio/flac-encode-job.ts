@@ -27,6 +27,12 @@ export interface EncodeJobOptions {
   allowIncomplete?: boolean;
   /** WAV bytes read per step (rounded down to whole frames). Default 256 KiB (pcm.ts). */
   chunkBytes?: number;
+  /**
+   * Whether STREAMINFO carries the MD5 of the audio. Default true. false: skipped where the
+   * encoder has the switch (libFLAC's addon as patches/ builds it: {@link NO_MD5}); libflacjs
+   * and the `flac` program compute it still.
+   */
+  md5?: boolean;
 }
 
 export interface EncodeJob extends EncodeJobOptions {
@@ -69,6 +75,16 @@ export const DEFAULT_COMPRESSION_LEVEL: FlacCompressionLevel = 5;
  */
 export const FLAC_BLOCK_SIZE = 3456;
 
+/**
+ * STREAMINFO's MD5 when the encoder did not compute it: all zeros, which FLAC defines as
+ * unknown (decoders then skip the check; `flac -t` warns and passes). The daemon's encodes
+ * skip it (`md5: false`): the MD5 of a 15 s, 48 kHz recording is a third of libFLAC's CPU
+ * at level 0 (2.2 of 6.6 ms here), and every FLAC frame still carries its own CRC-16, which
+ * any decoder checks, so a FLAC damaged on its way or at rest is still found. What the MD5
+ * alone finds is an encoder that got the audio wrong, which the encoders' tests check.
+ */
+export const NO_MD5 = '0'.repeat(32);
+
 /** What one stream encoder is set up with. `src` names the WAV in error messages. */
 export interface StreamEncoderParams {
   src: string;
@@ -80,6 +96,8 @@ export interface StreamEncoderParams {
   blockSize: number;
   /** Samples per channel, known in advance (libFLAC writes it into the first STREAMINFO). */
   totalSamples: number;
+  /** false: leave STREAMINFO's MD5 unset where the encoder can ({@link EncodeJobOptions.md5}). */
+  md5: boolean;
 }
 
 /**
@@ -177,7 +195,7 @@ async function encodeOpened(
     // libFLAC calls back synchronously from inside process/finish, a frame at a time; the
     // sink copies each frame as it comes, and a file sink writes them after each call returns.
     encoder = createEncoder(
-      { src: job.src, sampleRate: info.sampleRate, channels: info.channels, bitsPerSample, compressionLevel: level, blockSize: FLAC_BLOCK_SIZE, totalSamples: frames },
+      { src: job.src, sampleRate: info.sampleRate, channels: info.channels, bitsPerSample, compressionLevel: level, blockSize: FLAC_BLOCK_SIZE, totalSamples: frames, md5: job.md5 ?? true },
       sink.take,
       (meta) => {
         streamInfo = meta;

@@ -28,6 +28,8 @@ export type { FlacEngineChoice } from '../config/schema.js';
 export interface FlacEncoderOptions {
   /** Default for every job: 0 (fastest) to 8 (smallest). Default 5. */
   compressionLevel?: FlacCompressionLevel;
+  /** Default for every job: whether STREAMINFO carries the audio's MD5 ({@link EncodeJobOptions.md5}). Default true. */
+  md5?: boolean;
   /**
    * Which encoder (the config's `upload.flacEncoder`, whose default is `auto`):
    * - `wasm` (this function's default, so a library caller gets the same encoder
@@ -127,7 +129,7 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
     if (closed) return Promise.reject(new FlacEncoderError('the FLAC encoder is closed'));
     const invalidLevel = levelError(opts.compressionLevel);
     if (invalidLevel) return Promise.reject(invalidLevel);
-    const job = { compressionLevel: options.compressionLevel, ...opts, src: srcWav, ...(destFlac === undefined ? {} : { dest: destFlac }) };
+    const job = { compressionLevel: options.compressionLevel, md5: options.md5, ...opts, src: srcWav, ...(destFlac === undefined ? {} : { dest: destFlac }) };
     return new Promise<EncodeResult>((resolve, reject) => {
       queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });
       pump();

@@ -45,6 +45,8 @@ interface AddonBuilder {
   setCompressionLevel(value: number): AddonBuilder;
   setBlocksize(value: number): AddonBuilder;
   setTotalSamplesEstimate(value: number): AddonBuilder;
+  /** Only in the addon patches/ builds (libFLAC's FLAC__stream_encoder_set_do_md5); absent in flac-bindings' own. */
+  setDoMd5?(value: boolean): AddonBuilder;
   buildWithStream(
     write: (buffer: Buffer) => number,
     seek: null,
@@ -54,7 +56,7 @@ interface AddonBuilder {
 }
 
 interface AddonApi {
-  EncoderBuilder: new () => AddonBuilder;
+  EncoderBuilder: { new (): AddonBuilder; prototype: AddonBuilder };
   format: { VERSION_STRING: string };
 }
 
@@ -62,6 +64,8 @@ export interface NativeFlac {
   createEncoder: FlacStreamEncoderFactory;
   /** libFLAC's version, e.g. `1.4.2`. */
   version: string;
+  /** Whether the addon can leave STREAMINFO's MD5 unset (built from patches/' sources). */
+  md5Switch: boolean;
 }
 
 /** FLAC__STREAM_ENCODER_WRITE_STATUS_OK */
@@ -81,22 +85,24 @@ export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<Native
       cause: err,
     });
   }
-  return { createEncoder: addonEncoder(api), version: api.format.VERSION_STRING };
+  return { createEncoder: addonEncoder(api), version: api.format.VERSION_STRING, md5Switch: typeof api.EncoderBuilder.prototype.setDoMd5 === 'function' };
 }
 
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
   return (params, onWrite, onStreamInfo) => {
-    const { src, sampleRate, channels, bitsPerSample, compressionLevel, blockSize, totalSamples } = params;
+    const { src, sampleRate, channels, bitsPerSample, compressionLevel, blockSize, totalSamples, md5 } = params;
     let encoder: AddonEncoder;
     try {
-      encoder = new api.EncoderBuilder()
+      const builder = new api.EncoderBuilder()
         .setChannels(channels)
         .setBitsPerSample(bitsPerSample)
         .setSampleRate(sampleRate)
         .setCompressionLevel(compressionLevel)
         .setBlocksize(blockSize)
-        .setTotalSamplesEstimate(totalSamples)
-        .buildWithStream(
+        .setTotalSamplesEstimate(totalSamples);
+      // An addon without patches/' switch computes the MD5 whatever is asked.
+      if (!md5) builder.setDoMd5?.(false);
+      encoder = builder.buildWithStream(
           // A frame at a time (a few KB), a view of libFLAC's memory valid only inside the
           // callback: handed straight on (the job's sink copies it), not gathered here first.
           (buffer) => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
+import { NO_MD5 } from '../../src/audio/flac-encode-job.js';
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { parseStreamInfo, readFlacInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from '../../src/audio/flac-info.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
@@ -36,6 +37,31 @@ async function pcm16Md5(wav: string): Promise<string> {
 }
 
 describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
+  // .ci/run compiles the addon from patches/' sources (scripts/patch-dependencies.mjs).
+  it.skipIf(!process.env.CI && built && !addon.md5Switch)('leaves the MD5 unset with md5: false (patches/ switch), the same frames otherwise', async () => {
+    expect(built && addon.md5Switch).toBe(true);
+    const [wav] = REAL_WAVS;
+    const encoder = createFlacEncoder({ engine: 'auto', compressionLevel: 0 });
+    try {
+      const withMd5 = await encoder.encodeToMemory(wav);
+      const without = await encoder.encodeToMemory(wav, { md5: false });
+      expect(withMd5.md5).toBe(await pcm16Md5(wav));
+      expect(without.md5).toBe(NO_MD5);
+      const stream = parseStreamInfo(without.data.subarray(STREAMINFO_OFFSET, STREAMINFO_OFFSET + STREAMINFO_BYTES));
+      expect(stream.md5).toBe(NO_MD5);
+      // Nothing else changes: past STREAMINFO (whose MD5 alone differs), byte for byte the same.
+      const audioStart = STREAMINFO_OFFSET + STREAMINFO_BYTES;
+      expect(Buffer.compare(without.data.subarray(audioStart), withMd5.data.subarray(audioStart))).toBe(0);
+      const asFile = path.join(tmp.dir, 'no-md5.flac');
+      writeFileSync(asFile, without.data);
+      const decoded = await decodeFlac(asFile);
+      expect(decoded.errors).toEqual([]);
+      expect(decoded.totalSamples).toBe(stream.totalSamples);
+    } finally {
+      await encoder.close();
+    }
+  });
+
   it.each(REAL_WAVS)('is what auto picks, and encodes %s into memory with a finished STREAMINFO', async (wav) => {
     const encoder = createFlacEncoder({ engine: 'auto' });
     try {

@@ -395,7 +395,7 @@ const uploadSchema = z
     flacCompressionLevel: wholeBetween(0, 8)
       .default(0)
       .describe(
-        'libFLAC\'s compression level for the soundscapes, 0 (least CPU) to 8 (smallest files); every encoder (`upload.flacEncoder`) honours it. The default 0 spends about a fifth less CPU on the encoding than the usual 5 (what the `flac` program and libsndfile pick) for files some 5 % larger: on a Pi Zero 2 W the analyzer needs the CPU more than the link needs the bytes. On a metered link, 5 saves those bytes for that CPU (docs/INSTALL.md, "What a recording costs the CPU").',
+        'libFLAC\'s compression level for the soundscapes, 0 (least CPU) to 8 (smallest files); every encoder (`upload.flacEncoder`) honours it. The default 0 spends some 30 % less CPU on the encoding than the usual 5 (what the `flac` program and libsndfile pick) for files some 5 % larger: on a Pi Zero 2 W the analyzer needs the CPU more than the link needs the bytes. On a metered link, 5 saves those bytes for that CPU (docs/INSTALL.md, "What a recording costs the CPU").',
       )
       .meta({ examples: [0] }),
     probeIntervalSec: wholeBetween(1, 3_600)

@@ -2,7 +2,7 @@ import { lstat, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { FlacEncoder } from '../audio/flac-encoder.js';
 import { errorCode, errorMessage } from '../errors.js';
-import { compactionCandidates, markUnencodable, replaceWithFlac, type Queue, type WavRecording } from '../queue/index.js';
+import { compactionCandidates, markUnencodable, newestRecordingId, replaceWithFlac, type Queue, type WavRecording } from '../queue/index.js';
 import { isAudioFault, MAX_IN_MEMORY_WAV_BYTES } from './limits.js';
 import { SPOOL_WAV } from './limits.js';
 
@@ -52,6 +52,12 @@ export class SpoolCompaction {
   private wake: (() => void) | null = null;
   private cursor = 0;
   private failures = 0;
+  /** New audio was queued since the last pass began ({@link notify}). */
+  private newAudio = false;
+  /** The newest recording id a finished pass has looked past: a pass for new audio starts after it. */
+  private seenId = 0;
+  /** When the next pass over every waiting WAV is due (performance.now() ms): the age rule's. */
+  private fullPassAt = 0;
   /** Recordings whose WAV is the analyzer's too: no saving in compacting them (bounded). */
   private readonly shared = new Set<number>();
   private readonly maxInMemory: number;
@@ -77,8 +83,9 @@ export class SpoolCompaction {
     this.loopDone = this.loop();
   }
 
-  /** New audio was queued, or the disk ran low: look now. */
+  /** New audio was queued: look at it now (a WAV too large for memory cannot go until compacted). */
   notify(): void {
+    this.newAudio = true;
     this.wake?.();
   }
 
@@ -97,6 +104,8 @@ export class SpoolCompaction {
         this.log.error({ code: errorCode(err) }, `spool compaction: queue error: ${errorMessage(err)}`);
       }
       if (!this.running) break;
+      // Audio queued while the pass ran: look at it now, not after the sleep.
+      if (this.newAudio) sleepMs = 0;
       if (sleepMs > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, sleepMs);
@@ -110,11 +119,28 @@ export class SpoolCompaction {
     }
   }
 
-  /** One batch of candidates; returns how long to sleep before the next (0: go on at once). */
+  /**
+   * One batch of candidates; returns how long to sleep before the next (0: go on at once).
+   * A pass for new audio looks only past the newest recording a finished pass saw: every
+   * recording queued wakes the compaction, and a walk over the whole backlog each time would
+   * cost a long outage's station O(backlog) per recording (in results mode the analyzer's
+   * WAVs stay candidates by age, and are skipped one by one). The age rule is the full
+   * passes', every `idleMs`, whatever wakes come between.
+   */
   private async pass(): Promise<number> {
     const now = this.now();
-    const age = this.options.diskLow?.() ? DISK_LOW_AFTER_MS : this.backlogAfterMs;
-    const candidates = compactionCandidates(this.queue, { limit: BATCH, afterId: this.cursor, maxInMemoryBytes: this.maxInMemory, queuedBefore: now - age });
+    const diskLow = this.options.diskLow?.() ?? false;
+    const age = diskLow ? DISK_LOW_AFTER_MS : this.backlogAfterMs;
+    const full = !this.newAudio || diskLow || this.cursor !== 0 || performance.now() >= this.fullPassAt;
+    this.newAudio = false;
+    // Read before the candidates: a recording queued after it is new to the next pass.
+    const newest = newestRecordingId(this.queue);
+    const candidates = compactionCandidates(this.queue, {
+      limit: BATCH,
+      afterId: full ? this.cursor : this.seenId,
+      maxInMemoryBytes: this.maxInMemory,
+      queuedBefore: now - age,
+    });
     for (const item of candidates) {
       if (!this.running) return 0;
       this.cursor = item.id;
@@ -126,7 +152,9 @@ export class SpoolCompaction {
     }
     if (candidates.length < BATCH) {
       this.cursor = 0;
-      return this.idleMs;
+      this.seenId = Math.max(this.seenId, newest);
+      if (full) this.fullPassAt = performance.now() + this.idleMs;
+      return Math.max(0, this.fullPassAt - performance.now());
     }
     return 0;
   }

@@ -94,3 +94,8 @@ export function compactionCandidates(q: Queue, options: CompactionOptions): WavR
     .all({ after: options.afterId, max: options.maxInMemoryBytes, before: options.queuedBefore ?? -1, limit: options.limit }) as WavRow[];
   return rows.map(toWav);
 }
+
+/** The newest recording's id (0 in an empty queue): where the next compaction pass for new audio starts. A read (the rowid's end of its B-tree). */
+export function newestRecordingId(q: Queue): number {
+  return q.stmt('SELECT COALESCE(MAX(id), 0) FROM recordings').pluck().get() as number;
+}

@@ -12,7 +12,7 @@ export { enqueueMany, enqueueRecording, type ChangedDetection, type EnqueueInput
 export { CLAIM_FROM, type ClaimOptions, type ClaimOrder } from './claim.js';
 export { claimEncoded, claimRecordings } from './claim-recordings.js';
 export { DEFAULT_NO_AUDIO_AFTER_MS, claimDetections, type ClaimDetectionsOptions } from './claim-detections.js';
-export { compactionCandidates, wavRecordingsDue, type CompactionOptions, type WavDueOptions, type WavRecording } from './encoding.js';
+export { compactionCandidates, newestRecordingId, wavRecordingsDue, type CompactionOptions, type WavDueOptions, type WavRecording } from './encoding.js';
 export { replaceWithFlac, type FlacInSpool } from './replace-audio.js';
 export { markUploaded } from './mark-uploaded.js';
 export { markRetry, type RetryOutcome } from './mark-retry.js';

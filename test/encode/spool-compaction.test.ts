@@ -44,7 +44,7 @@ function queued(n: number, opts: { ageMs?: number; shared?: boolean; frames?: nu
   return { id: recordingId!, wav };
 }
 
-function start(options: { maxInMemoryBytes?: number; diskLow?: () => boolean } = {}): { compacted: () => number; encoded: () => number } {
+function start(options: { maxInMemoryBytes?: number; diskLow?: () => boolean; now?: () => number } = {}): { compacted: () => number; encoded: () => number } {
   let n = 0;
   let encodes = 0;
   // The real encoder, counting the files it finished.
@@ -94,6 +94,23 @@ describe('the spool compaction (FLAC on the card only where it pays)', () => {
     expect(compacted()).toBe(0);
     expect(getItem(q, 'recording', id)).toMatchObject({ state: 'sending', audioFormat: 'wav', spoolPath: wav });
     expect(existsSync(wav)).toBe(true);
+  });
+
+  it('a wake for new audio looks at the recordings queued since, not the whole backlog; the age rule waits for the full pass', async () => {
+    // Queued 14 minutes ago: not yet a backlog candidate at the first (full) pass.
+    const old = queued(1, { ageMs: 14 * MIN });
+    let now = Date.now();
+    const { compacted } = start({ maxInMemoryBytes: 100_000, now: () => now });
+    // Two minutes on, the old one is a candidate by age; a new one too large for memory is queued.
+    now += 2 * MIN;
+    const big = queued(2, { frames: 80_000 });
+    // A turn, so the loop sleeps after its first pass before it is woken.
+    await new Promise((resolve) => setImmediate(resolve));
+    compaction!.notify();
+    await until('the new one compacted', () => compacted() >= 1);
+    // A pass over everything (the code before) would have taken the old one first, in id order.
+    expect(getItem(q, 'recording', big.id)!.audioFormat).toBe('flac');
+    expect(getItem(q, 'recording', old.id)).toMatchObject({ audioFormat: 'wav', spoolPath: old.wav });
   });
 
   it('fails a pending recording whose WAV cannot be encoded', async () => {

@@ -5,7 +5,12 @@
 // bundle"); Node 20 has no compile cache to spare it.
 //
 // What stays as it was:
-// - npm packages are not bundled (external): installed as they are, loaded by Node;
+// - npm packages are not bundled (external): installed as they are, loaded by Node; except
+//   pino and what it requires (BUNDLED_PACKAGES): every daemon start loads its 29 CommonJS
+//   files one by one through Node's CommonJS loader, some 20 ms of CPU here against 14 ms as
+//   one module of the bundle (twice that in the bench's 0.1-CPU box). Its transports (worker
+//   threads that load files by path) are not used: the agent logs through a synchronous
+//   destination (src/log/logger.ts);
 // - every dynamic import() stays a chunk of its own, loaded only when reached, so a command
 //   loads no more than it did module by module;
 // - each module keeps its own `import.meta.url` (rewritten to the tsc module's URL, from
@@ -31,11 +36,31 @@ function ownUrl(file) {
   return `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
 }
 
+/** npm packages bundled with our modules, with every package they import (pino's own, e.g. sonic-boom). */
+const BUNDLED_PACKAGES = new Set(['pino']);
+const NODE_MODULES = `${path.join(ROOT, 'node_modules')}/`;
+
+/** The package a bare specifier names (`@scope/name/sub` -> `@scope/name`). */
+function packageOf(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Only our modules (relative imports), the bundled packages and what those import are bundled; node: builtins never. */
+function isExternal(id, importer) {
+  if (id.startsWith('node:')) return true;
+  if (id.startsWith('.') || path.isAbsolute(id)) return false;
+  if (importer?.startsWith(NODE_MODULES)) return false;
+  return !BUNDLED_PACKAGES.has(packageOf(id));
+}
+
 const keepOwnUrl = {
   name: 'keep-own-import-meta-url',
   transform(code, id) {
     // `\0`: the bundler's own virtual modules (its runtime helpers).
     if (id.startsWith('\0')) return null;
+    // A bundled package's module is taken as it is.
+    if (id.startsWith(NODE_MODULES)) return null;
     if (!id.startsWith(`${DIST}/`)) throw new Error(`bundle: ${id} is outside ${DIST}: only tsc's modules are bundled`);
     // Only `import.meta.url` is rewritten: another property (dirname, resolve()) would
     // silently answer for dist/bundle/ instead of the module's own folder.
@@ -51,7 +76,7 @@ const { output } = await build({
   input: { main: ENTRY },
   platform: 'node',
   // Only the agent's own modules (relative imports) are bundled.
-  external: (id) => !id.startsWith('.') && !path.isAbsolute(id),
+  external: isExternal,
   plugins: [keepOwnUrl],
   logLevel: 'warn',
   output: {
@@ -71,8 +96,9 @@ for (const item of output) {
   // the FLAC worker's errors carry: a class renamed to avoid a clash in its chunk would change it.
   const renamed = /\bclass ([A-Za-z_$][\w$]*\$\d+)\b/.exec(item.code);
   if (renamed) throw new Error(`bundle: class ${renamed[1]} in ${item.fileName} was renamed by the bundler; give it a name of its own`);
+  // Relative to dist/: a bundled package's modules as `../node_modules/<package>/...`.
   modules[item.fileName] = item.moduleIds
-    .filter((id) => id.startsWith(`${DIST}/`))
+    .filter((id) => id.startsWith(`${DIST}/`) || id.startsWith(NODE_MODULES))
     .map((id) => path.relative(DIST, id).split(path.sep).join('/'))
     .sort();
 }

@@ -46,7 +46,12 @@ function readTrace(file: string, only: { pid?: number; except?: number } = {}): 
     else if (file.startsWith(bundle)) {
       const modules = chunks[file.slice(bundle.length)];
       if (modules === undefined) throw new Error(`${file} is not in the bundle's modules.json`);
-      for (const module of modules) own.add(module);
+      for (const module of modules) {
+        // A package the bundle carries (scripts/bundle.mjs, BUNDLED_PACKAGES) counts as loaded with its chunk.
+        const bundled = /^\.\.\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(module);
+        if (bundled) packages.add(bundled[1]);
+        else own.add(module);
+      }
     } else if (file.startsWith(dist)) own.add(file.slice(dist.length));
   }
   return { packages, own, builtins };

@@ -69,7 +69,8 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
   const modules = pythonBaseline();
   // What upload.flacEncoder auto picks: libFLAC in-process where its addon is built, else the program, else libflacjs.
   const native = await loadNativeFlac().catch(() => undefined);
-  const flac = native ? `libFLAC ${native.version} in-process (flac-bindings)` : ((await findFlacProgram()) ?? 'libflacjs (no flac program)');
+  // The daemon's encodes leave STREAMINFO's MD5 unset where the addon has patches/' switch.
+  const flac = native ? `libFLAC ${native.version} in-process (flac-bindings${native.md5Switch ? ', STREAMINFO without MD5' : ''})` : ((await findFlacProgram()) ?? 'libflacjs (no flac program)');
   const n = options.cpuRecordings;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const startMs = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;

@@ -14,13 +14,14 @@
 // computes the MD5, and the encoder works without the switch (src/audio/flac-native.ts).
 // The Debian package's addon is compiled from this tree's patched sources (scripts/lib/targets.sh).
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'node_modules/.bin');
+const PATCHES = path.join(ROOT, 'patches');
 const FLAC = path.join(ROOT, 'node_modules/flac-bindings');
 const FLAC_PATCHED_SOURCE = path.join(FLAC, 'src/encoder/encoder-builder.cpp');
 const FLAC_ADDON = path.join(FLAC, 'build/Release/flac-bindings.node');
@@ -35,6 +36,16 @@ function applyPatches() {
   const patchPackage = path.join(BIN, 'patch-package');
   if (!existsSync(patchPackage)) {
     process.stdout.write('patch-dependencies: patch-package is not installed (npm ci --omit=dev): patches/ not applied; flac-bindings keeps the STREAMINFO MD5\n');
+    return false;
+  }
+  // flac-bindings is an optional dependency: where it did not install (no libflac-dev, no
+  // compiler) its patch has nothing to apply to, and patch-package would fail the install.
+  const missing = readdirSync(PATCHES)
+    .filter((file) => file.endsWith('.patch'))
+    .map((file) => file.slice(0, file.lastIndexOf('+')).replaceAll('+', '/'))
+    .filter((name) => !existsSync(path.join(ROOT, 'node_modules', name)));
+  if (missing.length > 0) {
+    process.stdout.write(`patch-dependencies: ${missing.join(', ')} not installed (optional): patches/ not applied\n`);
     return false;
   }
   run(patchPackage, ['--error-on-fail'], ROOT);

@@ -4,7 +4,7 @@
 // patches/ holds what we changed in a dependency, applied by patch-package:
 // - flac-bindings: `EncoderBuilder.setDoMd5`, libFLAC's switch for the STREAMINFO MD5, which
 //   flac-bindings does not expose. The daemon's encodes skip the MD5 with it: a third of a
-//   level-0 encode's CPU (docs/ARCHITECTURE.md, "libFLAC in-process"). It is C++: the addon
+//   level-0 encode's CPU (docs/ARCHITECTURE.md, the flac-bindings entry). It is C++: the addon
 //   must be compiled after the patch. npm runs flac-bindings' own install (a prebuilt
 //   download, or a build of the unpatched sources) before this script, so an addon older
 //   than the patch is compiled again here, from the patched sources, with cmake-js.

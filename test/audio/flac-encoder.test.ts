@@ -12,6 +12,7 @@ import { realFixture, tempDir } from '../helpers/paths.js';
 import { bitsOf, buildRiff, dataChunk, fmtChunk, isFloat, writeWav } from '../helpers/wav-writer.js';
 import type { SampleFormat, WavSpec } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { samplesMd5 } from './support/pcm-md5.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let encoder: FlacEncoder;
@@ -38,13 +39,6 @@ function expectedSample(value: number, format: SampleFormat): number {
   return format === 'pcm32' ? value >> 8 : value;
 }
 
-/** FLAC's MD5: the samples as little-endian signed integers of the FLAC bit depth. */
-function md5Of(samples: ArrayLike<number>, bits: number): string {
-  const width = bits / 8;
-  const bytes = Buffer.alloc(samples.length * width);
-  for (let i = 0; i < samples.length; i++) bytes.writeIntLE(samples[i], i * width, width);
-  return createHash('md5').update(bytes).digest('hex');
-}
 
 function countMismatches(actual: Int32Array, expected: ArrayLike<number>): number {
   let bad = Math.abs(actual.length - expected.length);
@@ -95,7 +89,7 @@ describe('encode -> decode is bit-exact', () => {
       });
       expect(info.minFrameSize).toBeGreaterThan(0);
       expect(info.maxFrameSize).toBeGreaterThanOrEqual(info.minFrameSize);
-      expect(info.md5).toBe(md5Of(expected, flacBits));
+      expect(info.md5).toBe(samplesMd5(expected, flacBits));
       expect(result.md5).toBe(info.md5);
 
       const decoded = await decodeFlac(p.flac);
@@ -154,7 +148,7 @@ describe('large files stream', () => {
     expect(result.totalSamples).toBe(48000 * 60);
     const info = await readFlacInfo(p.flac);
     expect(info.totalSamples).toBe(48000 * 60);
-    expect(info.md5).toBe(md5Of(built.samples, 16));
+    expect(info.md5).toBe(samplesMd5(built.samples, 16));
     const decoded = await decodeFlac(p.flac);
     expect(decoded.md5Ok).toBe(true);
     expect(countMismatches(decoded.samples, built.samples)).toBe(0);

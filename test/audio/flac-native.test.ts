@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
@@ -13,6 +12,7 @@ import { tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import type { SampleFormat } from '../helpers/wav-writer.js';
 import { decodeFlac } from './support/flac-decode.js';
+import { wavDataMd5 } from './support/pcm-md5.js';
 import { REAL_WAVS } from './support/real-wavs.js';
 
 // libFLAC in-process through flac-bindings (an optional dependency built at npm ci against
@@ -29,12 +29,6 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-/** FLAC's MD5: over the samples as little-endian signed integers, which a 16-bit PCM WAV's data chunk is. */
-async function pcm16Md5(wav: string): Promise<string> {
-  const info = await readWavInfo(wav);
-  const bytes = readFileSync(wav).subarray(info.dataOffset, info.dataOffset + info.dataBytes);
-  return createHash('md5').update(bytes).digest('hex');
-}
 
 describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
   // .ci/run compiles the addon from patches/' sources (scripts/patch-dependencies.mjs).
@@ -45,7 +39,7 @@ describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
     try {
       const withMd5 = await encoder.encodeToMemory(wav);
       const without = await encoder.encodeToMemory(wav, { md5: false });
-      expect(withMd5.md5).toBe(await pcm16Md5(wav));
+      expect(withMd5.md5).toBe(await wavDataMd5(wav));
       expect(without.md5).toBe(NO_MD5);
       const stream = parseStreamInfo(without.data.subarray(STREAMINFO_OFFSET, STREAMINFO_OFFSET + STREAMINFO_BYTES));
       expect(stream.md5).toBe(NO_MD5);
@@ -73,7 +67,7 @@ describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
       expect(result.data.toString('latin1', 0, 4)).toBe('fLaC');
       const stream = parseStreamInfo(result.data.subarray(STREAMINFO_OFFSET, STREAMINFO_OFFSET + STREAMINFO_BYTES));
       expect(stream).toMatchObject({ sampleRate: info.sampleRate, channels: info.channels, bitsPerSample: 16, totalSamples: frames });
-      expect(stream.md5).toBe(await pcm16Md5(wav));
+      expect(stream.md5).toBe(await wavDataMd5(wav));
       expect(stream.minFrameSize).toBeGreaterThan(0);
       expect(stream.maxFrameSize).toBeGreaterThanOrEqual(stream.minFrameSize);
       expect(result).toMatchObject({ totalSamples: frames, sampleRate: info.sampleRate, md5: stream.md5, bytes: result.data.length });

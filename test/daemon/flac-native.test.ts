@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,8 +5,8 @@ import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { FLAC_BLOCK_SIZE, NO_MD5 } from '../../src/audio/flac-encode-job.js';
 import { readFlacInfo } from '../../src/audio/flac-info.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
-import { readWavInfo } from '../../src/audio/wav.js';
 import { decodeFlac } from '../audio/support/flac-decode.js';
+import { samplesMd5, wavDataMd5 } from '../audio/support/pcm-md5.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 
@@ -20,20 +19,11 @@ const addon = await loadNativeFlac().catch(() => undefined);
 if (process.env.CI && addon && !addon.md5Switch) throw new Error("CI's libFLAC addon must be built from patches/ (scripts/patch-dependencies.mjs)");
 const engine = addon ? expect.stringMatching(/^libFLAC [\d.]+ \(flac-bindings, in-process\)$/) : `${flacVersion} (flac program)`;
 
-/** MD5 of 16-bit samples as little-endian bytes: a WAV's data chunk, or what a FLAC decodes to. */
-function pcm16Md5(samples: ArrayLike<number>): string {
-  const bytes = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i], i * 2);
-  return createHash('md5').update(bytes).digest('hex');
-}
-
 /** The audio a stored FLAC decodes to (frame CRCs checked) against the WAV's own samples. */
 async function expectSameAudio(flac: string, wav: string): Promise<void> {
   const decoded = await decodeFlac(flac);
   expect(decoded.errors).toEqual([]);
-  const info = await readWavInfo(wav);
-  const data = readFileSync(wav).subarray(info.dataOffset, info.dataOffset + info.dataBytes);
-  expect(pcm16Md5(decoded.samples)).toBe(createHash('md5').update(data).digest('hex'));
+  expect(samplesMd5(decoded.samples, 16)).toBe(await wavDataMd5(wav));
 }
 
 let world: AgentWorld | undefined;
@@ -100,7 +90,7 @@ describe('upload.flacCompressionLevel', () => {
     writeFileSync(stored, Buffer.from(await (await fetch(sc.url)).arrayBuffer()));
     const decoded = await decodeFlac(stored);
     expect(decoded.errors).toEqual([]);
-    const result = { info: await readFlacInfo(stored), bytes: statSync(stored).size, audio: pcm16Md5(decoded.samples) };
+    const result = { info: await readFlacInfo(stored), bytes: statSync(stored).size, audio: samplesMd5(decoded.samples, 16) };
     await world.close();
     world = undefined;
     return result;

@@ -23,11 +23,11 @@ export const CLOCK_PROBE_SETTLED_MS = 15 * 60_000;
  * - `synchronized`: 15 minutes. The kernel flags the clock unsynchronised again only when
  *   its estimated error passes 16 s, some 9 hours after the last NTP update (500 ppm),
  *   so a later answer loses nothing.
- * - `unknown` (no timesyncd file and no answer from `timedatectl`: containers, no
- *   systemd, D-Bus not up yet at boot): 1, 2, 4, 8 minutes after the 1st, 2nd, 3rd, 4th
- *   such answer in a row, then every 15. A system that cannot say usually never will, and
- *   each question costs a process; one whose D-Bus comes up late at boot is heard within
- *   minutes.
+ * - `unknown` (no timesyncd file and no answer from `timedatectl`, which is not even asked
+ *   without systemd: containers, another init; or D-Bus not up yet at boot): 1, 2, 4, 8
+ *   minutes after the 1st, 2nd, 3rd, 4th such answer in a row, then every 15. A system that
+ *   cannot say usually never will, and each question costs a process; one whose D-Bus comes
+ *   up late at boot is heard within minutes.
  * @param unknownStreak answers in a row that were `unknown`, this one included.
  * @example clockProbeDelayMs('unknown', 3) // 240000
  */

@@ -8,10 +8,13 @@ import { access } from 'node:fs/promises';
  *
  * Probes, in order:
  * 1. systemd-timesyncd touches `/run/systemd/timesync/synchronized` once it has synced.
- * 2. `timedatectl show -p NTPSynchronized --value` answers yes/no for any NTP daemon
- *    (chrony, ntpd) through the kernel's sync flag.
- * 3. Neither available (no systemd, containers): 'unknown', and the caller trusts the
- *    clock but keeps the plausibility check.
+ * 2. Where systemd is the init system (`/run/systemd/system` exists, sd_booted(3)'s test),
+ *    `timedatectl show -p NTPSynchronized --value` answers yes/no for any NTP daemon
+ *    (chrony, ntpd) through the kernel's sync flag. Without systemd it cannot answer (it asks
+ *    systemd-timedated over D-Bus): it is not started, which spares a process per question
+ *    in a container or on a system with another init.
+ * 3. Neither available: 'unknown', and the caller trusts the clock but keeps the
+ *    plausibility check.
  */
 
 export type ClockSyncState = 'synchronized' | 'unsynchronized' | 'unknown';
@@ -27,12 +30,15 @@ export type CommandRunner = (command: string, args: readonly string[], timeoutMs
 export interface ClockProbeOptions {
   /** Default `/run/systemd/timesync/synchronized`. */
   syncFile?: string;
+  /** Present only where systemd is the init system; default `/run/systemd/system`. */
+  systemdDir?: string;
   runCommand?: CommandRunner;
   /** Time limit of `timedatectl`; default 2000 ms (it waits on D-Bus, which may hang). */
   timeoutMs?: number;
 }
 
 export const TIMESYNC_SYNCHRONIZED_FILE = '/run/systemd/timesync/synchronized';
+export const SYSTEMD_RUNTIME_DIR = '/run/systemd/system';
 export const TIMEDATECTL_ARGS = ['show', '-p', 'NTPSynchronized', '--value'] as const;
 
 export async function clockSyncState(options: ClockProbeOptions = {}): Promise<ClockSyncState> {
@@ -40,7 +46,12 @@ export async function clockSyncState(options: ClockProbeOptions = {}): Promise<C
     await access(options.syncFile ?? TIMESYNC_SYNCHRONIZED_FILE);
     return 'synchronized';
   } catch {
-    // Not timesyncd, or not synced yet: ask timedatectl.
+    // Not timesyncd, or not synced yet: ask timedatectl, where systemd can answer it.
+  }
+  try {
+    await access(options.systemdDir ?? SYSTEMD_RUNTIME_DIR);
+  } catch {
+    return 'unknown';
   }
   const run = options.runCommand ?? runCommand;
   let result: CommandResult;
@@ -59,8 +70,8 @@ export async function clockSyncState(options: ClockProbeOptions = {}): Promise<C
 /**
  * The default `CommandRunner`: `execFile` with a time limit. A non-zero exit resolves with its
  * code. `node:child_process` is loaded here, at the first command: where timesyncd's file
- * answers the probe (Raspberry Pi OS), the daemon and `status` never load it (some 7 ms of a
- * start here, more on a Pi).
+ * answers the probe (Raspberry Pi OS) or there is no systemd to ask, the daemon and `status`
+ * never load it (some 7 ms of a start here, more on a Pi).
  */
 export async function runCommand(command: string, args: readonly string[], timeoutMs: number): Promise<CommandResult> {
   const { execFile } = await import('node:child_process');

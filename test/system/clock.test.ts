@@ -38,26 +38,36 @@ describe('clockSyncState', () => {
     expect(calls).toEqual([]);
   });
 
-  it("asks timedatectl when the file is absent, and reads its yes/no", async () => {
+  it("asks timedatectl when the file is absent and systemd runs, and reads its yes/no", async () => {
     const syncFile = path.join(dir, 'absent');
+    // Where systemd is the init system (an existing folder stands for /run/systemd/system).
+    const systemdDir = dir;
     const yes = runner(() => Promise.resolve({ stdout: 'yes\n', exitCode: 0 }));
-    expect(await clockSyncState({ syncFile, runCommand: yes.run, timeoutMs: 1234 })).toBe('synchronized');
+    expect(await clockSyncState({ syncFile, systemdDir, runCommand: yes.run, timeoutMs: 1234 })).toBe('synchronized');
     expect(yes.calls).toEqual([{ command: 'timedatectl', args: TIMEDATECTL_ARGS, timeoutMs: 1234 }]);
     expect(TIMEDATECTL_ARGS).toEqual(['show', '-p', 'NTPSynchronized', '--value']);
 
     const no = runner(() => Promise.resolve({ stdout: 'no\n', exitCode: 0 }));
-    expect(await clockSyncState({ syncFile, runCommand: no.run })).toBe('unsynchronized');
+    expect(await clockSyncState({ syncFile, systemdDir, runCommand: no.run })).toBe('unsynchronized');
+  });
+
+  it('says unknown without starting timedatectl where systemd is not the init system (a container), which it would ask', async () => {
+    const { run, calls } = runner(() => Promise.resolve({ stdout: 'yes\n', exitCode: 0 }));
+    expect(await clockSyncState({ syncFile: path.join(dir, 'absent'), systemdDir: path.join(dir, 'no-systemd'), runCommand: run })).toBe('unknown');
+    expect(calls).toEqual([]);
   });
 
   it("says unknown when timedatectl is missing, fails or answers something else", async () => {
     const syncFile = path.join(dir, 'absent');
+    const systemdDir = dir;
     const missing = runner(() => Promise.reject(Object.assign(new Error('spawn timedatectl ENOENT'), { code: 'ENOENT' })));
-    expect(await clockSyncState({ syncFile, runCommand: missing.run })).toBe('unknown');
+    expect(await clockSyncState({ syncFile, systemdDir, runCommand: missing.run })).toBe('unknown');
+    expect(missing.calls).toHaveLength(1);
     // In a container without systemd: "System has not been booted with systemd", exit 1.
     const failing = runner(() => Promise.resolve({ stdout: '', exitCode: 1 }));
-    expect(await clockSyncState({ syncFile, runCommand: failing.run })).toBe('unknown');
+    expect(await clockSyncState({ syncFile, systemdDir, runCommand: failing.run })).toBe('unknown');
     const odd = runner(() => Promise.resolve({ stdout: 'maybe\n', exitCode: 0 }));
-    expect(await clockSyncState({ syncFile, runCommand: odd.run })).toBe('unknown');
+    expect(await clockSyncState({ syncFile, systemdDir, runCommand: odd.run })).toBe('unknown');
   });
 });
 
@@ -89,19 +99,20 @@ describe('the clock probe in a process of its own', () => {
     await buildCli();
   }, 180_000);
 
-  const probe = (syncFile: string) => {
+  const probe = (syncFile: string, systemdDir: string) => {
     const clock = pathToFileURL(path.join(REPO_ROOT, 'dist/system/clock.js')).href;
     const script = `const { clockSyncState } = await import(${JSON.stringify(clock)});
-      const state = await clockSyncState({ syncFile: process.argv[1] });
+      const state = await clockSyncState({ syncFile: process.argv[1], systemdDir: process.argv[2] });
       console.log(JSON.stringify({ state, childProcess: process.moduleLoadList.includes('NativeModule child_process') }));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, syncFile], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, syncFile, systemdDir], { encoding: 'utf8', timeout: 30_000 });
     return JSON.parse(out) as { state: string; childProcess: boolean };
   };
 
-  it("loads node:child_process only when timesyncd's file is absent and timedatectl must be asked", () => {
+  it("loads node:child_process only when timesyncd's file is absent and systemd's timedatectl must be asked", () => {
     const syncFile = path.join(dir, 'synchronized');
     writeFileSync(syncFile, '');
-    expect(probe(syncFile)).toEqual({ state: 'synchronized', childProcess: false });
-    expect(probe(path.join(dir, 'absent'))).toMatchObject({ childProcess: true });
+    expect(probe(syncFile, dir)).toEqual({ state: 'synchronized', childProcess: false });
+    expect(probe(path.join(dir, 'absent'), dir)).toMatchObject({ childProcess: true });
+    expect(probe(path.join(dir, 'absent'), path.join(dir, 'no-systemd'))).toEqual({ state: 'unknown', childProcess: false });
   });
 });

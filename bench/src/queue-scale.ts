@@ -5,6 +5,7 @@ import type { BenchOptions } from './options.js';
 import { CLI_MAIN, startNode } from './proc.js';
 import { figure, median, type Figure } from './report.js';
 import { STATION } from './service-process.js';
+import { operatorEnvironment } from './unit-options.js';
 
 /**
  * Queue scale: `station-agent status --json --offline` on a queue of many
@@ -114,9 +115,10 @@ function seed(file: string, detections: number): void {
 }
 
 /** A whole `node ...` process, wall clock from spawn to exit. */
+/** One command, timed from spawn to exit, in an operator's shell environment (the same for `node -e 0`). */
 async function timeNode(args: string[]): Promise<{ ms: number; stdout: string }> {
   const t = performance.now();
-  const child = startNode(args);
+  const child = startNode(args, { env: operatorEnvironment() });
   const code = await child.exited;
   const ms = performance.now() - t;
   if (code !== 0) throw new Error(`node ${args.join(' ').slice(0, 200)} exited ${code}: ${child.stderrTail().slice(-1000)}`);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, CLI_MAIN, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
+import { VERSION } from '../../src/version.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
 import { openTestQueue, seed } from './seed.js';
@@ -154,13 +155,15 @@ describe('lazy loading', () => {
 
   afterAll(() => tmp?.cleanup());
 
-  it('--version loads commander and nothing else from node_modules', async () => {
+  it('--version loads commander and nothing else from node_modules, and no command definition', async () => {
     const trace = path.join(tmp.dir, 'version.trace');
     const result = await runCli(['--version'], { env: traceEnv(trace) });
     expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(VERSION);
     const loaded = readTrace(trace);
     expect(loaded.own.has('cli/main.js')).toBe(true);
     expect([...loaded.packages]).toEqual(['commander']);
+    expect([...loaded.own].filter((f) => f.startsWith('cli/commands/') && f !== 'cli/commands/index.js')).toEqual([]);
   });
 
   it('status --json --offline on a queue loads neither the daemon packages nor the upload stage', async () => {

@@ -25,14 +25,20 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'emulator', load: async () => (await import('./emulator.js')).registerEmulatorCommand },
 ];
 
+/** The program's version flags: commander prints the version at the first of them and exits. */
+const VERSION_FLAGS = new Set(['--version', '-V']);
+
 /**
  * The commands commander needs to parse `argv`: when its first argument names a command
  * (the program has no options of its own that take a value), that command's definition
  * alone, so that the daemon (`run`) does not keep every other command's module graph
- * for months; otherwise all of them (`--help`, `--version`, `help run`, a mistyped name
- * that commander suggests a fix for). commander still parses everything.
+ * for months; none when it is the version flag (the version is all commander prints, and
+ * every definition module would cost the start some 10 ms here); otherwise all of them
+ * (`--help`, `help run`, a mistyped name that commander suggests a fix for). commander still
+ * parses everything.
  */
 export async function commandsFor(argv: readonly string[]): Promise<RegisterCommand[]> {
+  if (VERSION_FLAGS.has(argv[2] ?? '')) return [];
   const named = COMMANDS.find((c) => c.name === argv[2]);
   return Promise.all((named ? [named] : COMMANDS).map((c) => c.load()));
 }

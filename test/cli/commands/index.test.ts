@@ -21,9 +21,14 @@ describe('the command table', () => {
     expect(registered(await commandsFor(argv('queue', 'list', '--json')))).toEqual(['queue']);
   });
 
-  it('help, version, no command or an unknown name load every command (help lists them, commander suggests the near name)', async () => {
+  it('the version flag first loads no command: commander prints the version and exits', async () => {
+    expect(registered(await commandsFor(argv('--version')))).toEqual([]);
+    expect(registered(await commandsFor(argv('-V', 'run')))).toEqual([]);
+  });
+
+  it('help, no command or an unknown name load every command (help lists them, commander suggests the near name)', async () => {
     const all = COMMANDS.map((c) => c.name);
-    for (const args of [[], ['--help'], ['--version'], ['help', 'run'], ['rnu'], ['--config', 'run']]) {
+    for (const args of [[], ['--help'], ['help', 'run'], ['rnu'], ['--config', 'run']]) {
       expect(registered(await commandsFor(argv(...args))), args.join(' ')).toEqual(all);
     }
   });

@@ -18,12 +18,13 @@
 //   script, the FLAC worker, the schema the config cache hashes, package.json) is where
 //   it was: dist/ keeps tsc's modules for those.
 //
-// - what the entry imports statically (the CLI's program and every command's definition:
-//   commander registers them all before it parses) is one chunk, STATIC_CHUNK, whatever else
-//   imports those modules too: every command loads all of them anyway, and each chunk the
-//   loader resolves, reads and links costs some 0.25 ms of CPU here. Left to its defaults
-//   the bundler split them into some 30 chunks by which lazy chunks share them. Only
-//   system/v8-flags.js stays a chunk of its own, evaluated before anything else.
+// - what the entry imports statically (the program, the command table, the error, redaction
+//   and output helpers; the commands' definitions are imported lazily) is one chunk,
+//   STATIC_CHUNK, whatever else imports those modules too: every command loads all of them
+//   anyway, and each chunk the loader resolves, reads and links costs some 0.25 ms of CPU
+//   here. Left to its defaults the bundler split them over the entry and 6 more chunks, by
+//   which lazy chunks share them. Only system/v8-flags.js stays a chunk of its own,
+//   evaluated before anything else.
 //
 // dist/bundle/modules.json says which modules (relative to dist/) each chunk holds, so
 // that the tests of what a command loads still name modules (test/cli/lazy-loading.test.ts).

@@ -116,7 +116,11 @@ const { output } = await build({
     chunkFileNames: '[name]-[hash].js',
     sourcemap: true,
     codeSplitting: {
-      groups: [{ debugName: STATIC_CHUNK, name: (id) => (entryStatic.has(id) && id !== ENTRY && id !== FIRST ? STATIC_CHUNK : null) }],
+      groups: [
+        // A chunk of its own, which the entry imports first: the flags are set before the rest runs.
+        { debugName: 'v8-flags', name: (id) => (id === FIRST ? 'v8-flags' : null) },
+        { debugName: STATIC_CHUNK, name: (id) => (entryStatic.has(id) && id !== ENTRY && id !== FIRST ? STATIC_CHUNK : null) },
+      ],
     },
   },
 });

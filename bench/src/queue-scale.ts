@@ -114,7 +114,6 @@ function seed(file: string, detections: number): void {
   }
 }
 
-/** A whole `node ...` process, wall clock from spawn to exit. */
 /** One command, timed from spawn to exit, in an operator's shell environment (the same for `node -e 0`). */
 async function timeNode(args: string[]): Promise<{ ms: number; stdout: string }> {
   const t = performance.now();

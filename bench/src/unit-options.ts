@@ -29,7 +29,7 @@ export function unitNodeOptions(unit = UNIT): string {
  * passes its own `--config`.
  */
 export function unitEnvironment(unit = UNIT): NodeJS.ProcessEnv {
-  const env = shellBasics();
+  const env = operatorEnvironment();
   for (const [name, value] of Object.entries(unitVariables(unit))) {
     if (!name.startsWith('STATION_AGENT_')) env[name] = value;
   }
@@ -39,23 +39,16 @@ export function unitEnvironment(unit = UNIT): NodeJS.ProcessEnv {
 
 /**
  * The environment of a command an operator types on a station (`station-agent status`,
- * `--version`) and of the bare `node -e 0` it is compared with: the shell's PATH, HOME,
- * LANG and TMPDIR and the agent's own settings, and none of the variables that change what
- * node itself does at start (NODE_OPTIONS, NODE_EXTRA_CA_CERTS: this machine's adds some
- * 30 ms to every start, the bare node's as much as the CLI's, which made the start-up
- * ratios look better than a station's).
- */
-export function operatorEnvironment(): NodeJS.ProcessEnv {
-  return shellBasics();
-}
-
-/**
- * PATH, HOME, LANG and TMPDIR from the bench's shell, and its `STATION_AGENT_*` settings: a
+ * `--version`), of the bare `node -e 0` it is compared with, and the base of the unit's:
+ * PATH, HOME, LANG and TMPDIR from the bench's shell and its `STATION_AGENT_*` settings, and
+ * none of the variables that change what node itself does at start (NODE_OPTIONS,
+ * NODE_EXTRA_CA_CERTS: this machine's adds some 30 ms to every start, the bare node's as
+ * much as the CLI's, which made the start-up ratios look better than a station's). A
  * setting given to the bench's own shell reaches its agents, so that a section runs with
  * another value than the default (`STATION_AGENT_UPLOAD_FLAC_COMPRESSION_LEVEL=5 npm run
  * bench -- --only cpu`); the config file stays the bench's.
  */
-function shellBasics(): NodeJS.ProcessEnv {
+export function operatorEnvironment(): NodeJS.ProcessEnv {
   const fromShell = ['PATH', 'HOME', 'LANG', 'TMPDIR'].filter((name) => process.env[name] !== undefined);
   const env: NodeJS.ProcessEnv = Object.fromEntries(fromShell.map((name) => [name, process.env[name]]));
   for (const [name, value] of Object.entries(process.env)) {

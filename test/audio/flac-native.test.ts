@@ -29,7 +29,6 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-
 describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
   // .ci/run compiles the addon from patches/' sources (scripts/patch-dependencies.mjs).
   it.skipIf(!process.env.CI && built && !addon.md5Switch)('leaves the MD5 unset with md5: false (patches/ switch), the same frames otherwise', async () => {

@@ -32,6 +32,22 @@ export default tseslint.config(
   },
   ...boundaries,
   {
+    // better-sqlite3's connections are opened by src/system/sqlite.ts alone, which hands the
+    // package its addon: the package's own lookup (`bindings`) costs every start some 4 ms and
+    // finds nothing from the bundle. Its types may be imported anywhere.
+    files: ['src/**/*.ts'],
+    ignores: ['src/system/sqlite.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='better-sqlite3'][importKind!='type']",
+          message: 'Open SQLite files with openSqlite() (src/system/sqlite.ts); import better-sqlite3 here for its types only (import type).',
+        },
+      ],
+    },
+  },
+  {
     // No circles in the agent's import graph (eslint.boundaries.js has the ranks that keep it so).
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
+import { openSqlite } from '../system/sqlite.js';
 import { QueueError } from './errors.js';
 import { migrate } from './migrations.js';
 
@@ -124,7 +125,7 @@ export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue
   }
   let db: Database.Database | undefined;
   try {
-    db = new Database(file);
+    db = openSqlite(file);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
     // Only a new, empty file takes it (an existing database keeps its page size).
     db.pragma(`page_size = ${PAGE_SIZE}`);

@@ -1,9 +1,10 @@
 import { mkdirSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { StationAgentError, errorMessage } from '../errors.js';
 import { pidAlive } from './pid.js';
+import { openSqlite } from './sqlite.js';
 
 /**
  * One daemon per dataDir. Two `station-agent run` on one queue (one by hand beside
@@ -96,7 +97,7 @@ export async function acquireDaemonLock(dataDir: string, inputDir?: string): Pro
 function lockFile(dir: string, file: string): Database.Database {
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { timeout: 0 });
+    db = openSqlite(file, { timeout: 0 });
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
     db.pragma(`user_version = ${process.pid}`);

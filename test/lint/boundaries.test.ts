@@ -78,6 +78,13 @@ describe('package boundaries', () => {
     expect(checked).toBeGreaterThanOrEqual(14);
   }, 300_000);
 
+  it('open SQLite files only through src/system/sqlite.ts (better-sqlite3 elsewhere for its types)', async () => {
+    const opens = "import Database from 'better-sqlite3';\nexport const open = (f: string) => new Database(f);\n";
+    expect(await ruleErrors('no-restricted-syntax', 'src/queue/db.ts', opens)).toHaveLength(1);
+    expect(await ruleErrors('no-restricted-syntax', 'src/queue/db.ts', "import type Database from 'better-sqlite3';\nexport type Db = Database.Database;\n")).toEqual([]);
+    expect(await ruleErrors('no-restricted-syntax', 'src/system/sqlite.ts', opens)).toEqual([]);
+  }, 120_000);
+
   it('refuse a circle in the import graph', async () => {
     // src/queue/index.ts re-exports db.ts: db.ts importing the index back closes a circle.
     expect(await ruleErrors('import-x/no-cycle', 'src/queue/db.ts', use('./index.js'))).toHaveLength(1);

@@ -51,10 +51,11 @@ for (;;) {
 }
 `;
 
-/** src/queue and what it imports, transpiled to ESM JavaScript in `dir`. */
+/** src/queue and what it imports (errors.ts, system/sqlite.ts), transpiled to ESM JavaScript in `dir`. */
 function transpileQueue(dir: string): void {
   const files = [
     'src/errors.ts',
+    'src/system/sqlite.ts',
     ...readdirSync(path.join(REPO_ROOT, 'src/queue'))
       .filter((f) => f.endsWith('.ts'))
       .map((f) => `src/queue/${f}`),

@@ -1,0 +1,26 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/**
+ * The one way the agent opens a SQLite file (the queue, the daemon's lock file): better-sqlite3
+ * told where its addon is, the file its install builds (`build/Release/better_sqlite3.node`,
+ * node-gyp's and prebuild-install's folder).
+ *
+ * Why not the package's own lookup: it goes through the `bindings` package, which captures a
+ * stack trace to find its caller's package and then tries a dozen paths by `require`, each miss
+ * a thrown error: some 4 ms of CPU per process here, at every daemon start and every `status`.
+ * And in the bundle (scripts/bundle.mjs) better-sqlite3's modules are ours: from a chunk of
+ * dist/bundle/, `bindings` would look for the addon in the agent's own folder.
+ */
+export function openSqlite(file: string, options: Omit<Database.Options, 'nativeBinding'> = {}): Database.Database {
+  return new Database(file, { ...options, nativeBinding: betterSqliteAddon() });
+}
+
+let addonFile: string | undefined;
+
+/** The addon's path: beside the package's main module (lib/index.js), in build/Release/. */
+function betterSqliteAddon(): string {
+  addonFile ??= path.join(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3')), '..', 'build', 'Release', 'better_sqlite3.node');
+  return addonFile;
+}

@@ -4,6 +4,19 @@
 // one by one, which is a quarter of every start's CPU (docs/ARCHITECTURE.md, "The
 // bundle"); Node 20 has no compile cache to spare it.
 //
+// CommonJS chunks: the agent's sources are ES modules, the chunks are CommonJS (`require`),
+// which Node loads synchronously, each file read, wrapped and run in one call, where its ES
+// loader takes a round of promises per module (resolve, a read through the thread pool,
+// link, evaluate) and its own machinery, compiled at each start. Measured with the same
+// chunks in both forms (alternated, 15 restarts each in the bench's 0.1-CPU box): the
+// daemon's restart to "running" 139 against 166 ms of CPU; `status --json` 90 against 106 ms,
+// `--version` 38 against 44 (30 runs each, no box). The sources' semantics are kept:
+// every chunk is strict; a dynamic import() of our own modules becomes a lazy `require`, of
+// a package an import() as before; `import.meta.url` becomes the chunk's file URL (then
+// rewritten, below). One thing the CommonJS form cannot keep: the default import of an ES
+// module package (its interop would take the package's namespace for its default), so
+// p-queue, the one such package, is bundled.
+//
 // What stays as it was:
 // - npm packages are not bundled (external): installed as they are, loaded by Node; except
 //   the CommonJS packages every daemon start loads, with what they require (BUNDLED_PACKAGES),
@@ -15,6 +28,7 @@
 //   - commander (7 files, every command): `--version` 56 against 62 ms of CPU, 40 runs each;
 //   - better-sqlite3 (13 files, and `bindings`, which it no longer runs: its addon is a file
 //     of node_modules that src/system/sqlite.ts names; the addon stays where it is built);
+//   - p-queue, with eventemitter3 and p-timeout (the webhook's queue): see above;
 // - every dynamic import() stays a chunk of its own, loaded only when reached, so a command
 //   loads no more than it did module by module;
 // - each module keeps its own `import.meta.url` (rewritten to the tsc module's URL, from
@@ -25,14 +39,14 @@
 // - what the entry imports statically (the program, the command table, the error, redaction
 //   and output helpers; the commands' definitions are imported lazily) is one chunk,
 //   STATIC_CHUNK, whatever else imports those modules too: every command loads all of them
-//   anyway, and each chunk the loader resolves, reads and links costs some 0.25 ms of CPU
-//   here. Left to its defaults the bundler split them over the entry and 6 more chunks, by
+//   anyway, and each chunk the ES loader resolved, read and linked cost some 0.25 ms of CPU
+//   here (less as CommonJS, still a file to find and read). Left to its defaults the bundler split them over the entry and 6 more chunks, by
 //   which lazy chunks share them. Only system/v8-flags.js stays a chunk of its own,
 //   evaluated before anything else.
 //
 // dist/bundle/modules.json says which modules (relative to dist/) each chunk holds, so
 // that the tests of what a command loads still name modules (test/cli/lazy-loading.test.ts).
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -49,7 +63,7 @@ function ownUrl(file) {
 }
 
 /** npm packages bundled with our modules, with every package they import (pino's own, e.g. sonic-boom). */
-const BUNDLED_PACKAGES = new Set(['pino', 'commander', 'better-sqlite3']);
+const BUNDLED_PACKAGES = new Set(['pino', 'commander', 'better-sqlite3', 'p-queue']);
 const NODE_MODULES = `${path.join(ROOT, 'node_modules')}/`;
 
 /** The package a bare specifier names (`@scope/name/sub` -> `@scope/name`). */
@@ -64,6 +78,15 @@ function isExternal(id, importer) {
   if (id.startsWith('.') || path.isAbsolute(id)) return false;
   if (importer?.startsWith(NODE_MODULES)) return false;
   return !BUNDLED_PACKAGES.has(packageOf(id));
+}
+
+/** Whether the installed package `name` is an ES module package (`"type": "module"`). */
+function isEsModulePackage(name) {
+  try {
+    return JSON.parse(readFileSync(path.join(NODE_MODULES, name, 'package.json'), 'utf8')).type === 'module';
+  } catch {
+    return false;
+  }
 }
 
 /** The chunk of everything the entry imports statically (see the header). */
@@ -114,7 +137,12 @@ const { output } = await build({
   logLevel: 'warn',
   output: {
     dir: OUT,
-    format: 'esm',
+    // CommonJS, not ES modules: see "CommonJS chunks" in the header. dist/bundle/package.json
+    // (written below) says so to Node, so the files keep their .js names.
+    format: 'cjs',
+    // What an ES module is without saying it, and the bundled packages' modules already were
+    // in the ES chunks: the whole file strict.
+    strict: true,
     entryFileNames: '[name].js',
     // One folder for the entry and its chunks, so one relative URL serves every module.
     chunkFileNames: '[name]-[hash].js',
@@ -137,10 +165,20 @@ for (const item of output) {
   // the FLAC worker's errors carry: a class renamed to avoid a clash in its chunk would change it.
   const renamed = /\bclass ([A-Za-z_$][\w$]*\$\d+)\b/.exec(item.code);
   if (renamed) throw new Error(`bundle: class ${renamed[1]} in ${item.fileName} was renamed by the bundler; give it a name of its own`);
+  // A default or namespace import of an external package goes through the runtime's
+  // __toESM in node mode, which is right for a CommonJS package only: an ES module package
+  // would hand over its namespace as its default (see "CommonJS chunks" above).
+  for (const [, local] of item.code.matchAll(/\b([\w$]+) = (?:[\w$]+\.)?__toESM\(\1, 1\)/g)) {
+    const pkg = new RegExp(`\\b${local.replace(/\$/g, '\\$')} = require\\("([^".][^"]*)"\\)`).exec(item.code)?.[1];
+    if (pkg && !pkg.startsWith('node:') && isEsModulePackage(packageOf(pkg))) {
+      throw new Error(`bundle: ${item.fileName} takes the default or namespace of ${pkg}, an ES module package, through require(): add it to BUNDLED_PACKAGES, or import its named exports`);
+    }
+  }
   // Relative to dist/: a bundled package's modules as `../node_modules/<package>/...`.
   modules[item.fileName] = item.moduleIds
     .filter((id) => id.startsWith(`${DIST}/`) || id.startsWith(NODE_MODULES))
     .map((id) => path.relative(DIST, id).split(path.sep).join('/'))
     .sort();
 }
+writeFileSync(path.join(OUT, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 writeFileSync(path.join(OUT, 'modules.json'), `${JSON.stringify(modules, null, 1)}\n`);

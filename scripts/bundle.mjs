@@ -11,9 +11,9 @@
 // chunks in both forms (alternated, 15 restarts each in the bench's 0.1-CPU box): the
 // daemon's restart to "running" 139 against 166 ms of CPU; `status --json` 90 against 106 ms,
 // `--version` 38 against 44 (30 runs each, no box). The sources' semantics are kept:
-// every chunk is strict; a dynamic import() of our own modules becomes a lazy `require`, of
-// a package an import() as before; `import.meta.url` becomes the chunk's file URL (then
-// rewritten, below). One thing the CommonJS form cannot keep: the default import of an ES
+// every chunk is strict; a dynamic import() becomes a lazy `require`, of our own modules and
+// of packages alike (an import() would bring up Node's ES loader in the process);
+// `import.meta.url` becomes the chunk's file URL (then rewritten, below). One thing the CommonJS form cannot keep: the default import of an ES
 // module package (its interop would take the package's namespace for its default), so
 // p-queue, the one such package, is bundled.
 //
@@ -40,9 +40,8 @@
 //   and output helpers; the commands' definitions are imported lazily) is one chunk,
 //   STATIC_CHUNK, whatever else imports those modules too: every command loads all of them
 //   anyway, and each chunk the ES loader resolved, read and linked cost some 0.25 ms of CPU
-//   here (less as CommonJS, still a file to find and read). Left to its defaults the bundler split them over the entry and 6 more chunks, by
-//   which lazy chunks share them. Only system/v8-flags.js stays a chunk of its own,
-//   evaluated before anything else.
+//   here (less as CommonJS, still a file to find and read). Left to its defaults the
+//   bundler split them over the entry and 6 more chunks, by which lazy chunks share them.
 //
 // dist/bundle/modules.json says which modules (relative to dist/) each chunk holds, so
 // that the tests of what a command loads still name modules (test/cli/lazy-loading.test.ts).
@@ -91,7 +90,6 @@ function isEsModulePackage(name) {
 
 /** The chunk of everything the entry imports statically (see the header). */
 const STATIC_CHUNK = 'cli-static';
-const FIRST = path.join(DIST, 'system/v8-flags.js');
 
 /** Fills `into` with the modules under dist/ that `entry` imports statically, directly or not, once the graph is built. */
 function staticImportsOf(entry, into) {
@@ -143,20 +141,20 @@ const { output } = await build({
     // What an ES module is without saying it, and the bundled packages' modules already were
     // in the ES chunks: the whole file strict.
     strict: true,
+    // import() of a package or a Node module as a lazy require (see the header).
+    dynamicImportInCjs: false,
     entryFileNames: '[name].js',
     // One folder for the entry and its chunks, so one relative URL serves every module.
     chunkFileNames: '[name]-[hash].js',
     sourcemap: true,
     codeSplitting: {
       groups: [
-        // A chunk of its own, which the entry imports first: the flags are set before the rest runs.
-        { debugName: 'v8-flags', name: (id) => (id === FIRST ? 'v8-flags' : null) },
-        { debugName: STATIC_CHUNK, name: (id) => (entryStatic.has(id) && id !== ENTRY && id !== FIRST ? STATIC_CHUNK : null) },
+        { debugName: STATIC_CHUNK, name: (id) => (entryStatic.has(id) && id !== ENTRY ? STATIC_CHUNK : null) },
       ],
     },
   },
 });
-if (entryStatic.size < 10) throw new Error(`bundle: only ${entryStatic.size} modules found under the entry's static imports: the graph walk is broken`);
+if (entryStatic.size < 5) throw new Error(`bundle: only ${entryStatic.size} modules found under the entry's static imports: the graph walk is broken`);
 
 const modules = {};
 for (const item of output) {

@@ -46,8 +46,9 @@ export interface FlacEncoderOptions {
   /** `auto` (default): the worker thread when compiled, else in-process. See above. */
   thread?: 'auto' | 'worker' | 'in-process';
   /**
-   * The module that provides libFLAC in-process with `auto` and `native`: default
-   * `flac-bindings/api`; `false`: none (the `flac` program, then libflacjs).
+   * The addon file that provides libFLAC in-process with `auto` and `native`: default
+   * flac-bindings' (flac-native.ts, `flacAddonFile`); `false`: none (the `flac` program,
+   * then libflacjs).
    */
   flacAddon?: string | false;
   /** The `flac` program to look for with `auto` and `native`. Default `flac` (on PATH). */

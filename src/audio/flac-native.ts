@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { packageDir } from '../system/package-dir.js';
 import { FlacEncoderError } from './errors.js';
 import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
 
@@ -14,8 +17,19 @@ import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
  * being installed.
  */
 
-/** The module loaded by default: the bare API (the addon), not its stream classes. */
-export const FLAC_ADDON_MODULE = 'flac-bindings/api';
+/**
+ * The file loaded by default: flac-bindings' addon as its install builds it (build/Release/;
+ * the .deb carries it so), required as it is: the bare API, not the package's stream classes.
+ * Not through the package's `flac-bindings/api` either, an ES module whose import, at the
+ * first recording, brought up Node's ES loader in the bundle's CommonJS process (after the
+ * daemon's V8 flag: compiled from source, system/v8-flags.ts) and ran the `bindings` package's
+ * search for the file (a stack trace, then a dozen requires that miss).
+ */
+export function flacAddonFile(): string {
+  const dir = packageDir('flac-bindings');
+  if (dir === null) throw new Error('flac-bindings is not installed');
+  return path.join(dir, 'build', 'Release', 'flac-bindings.node');
+}
 
 interface AddonStreamInfo {
   /** 0: STREAMINFO. */
@@ -74,20 +88,20 @@ export interface NativeFlac {
 const WRITE_OK = 0;
 
 /**
- * Load the addon (`module`: default {@link FLAC_ADDON_MODULE}). Rejects with
- * FlacEncoderError saying why (not installed, not built, libFLAC.so missing).
+ * Load the addon (`file`: default {@link flacAddonFile}). Rejects with FlacEncoderError
+ * saying why (not installed, not built, libFLAC.so missing).
  */
-export async function loadNativeFlac(module = FLAC_ADDON_MODULE): Promise<NativeFlac> {
+export function loadNativeFlac(file?: string): Promise<NativeFlac> {
   let api: AddonApi;
   try {
-    api = (await import(module)) as AddonApi;
+    api = createRequire(import.meta.url)(file ?? flacAddonFile()) as AddonApi;
     if (typeof api.EncoderBuilder !== 'function') throw new Error('it has no EncoderBuilder');
   } catch (err) {
-    throw new FlacEncoderError(`libFLAC's addon (${module}) could not be loaded: ${(err as Error).message.split('\n')[0]}`, {
-      cause: err,
-    });
+    return Promise.reject(
+      new FlacEncoderError(`libFLAC's addon (${file ?? 'flac-bindings'}) could not be loaded: ${(err as Error).message.split('\n')[0]}`, { cause: err }),
+    );
   }
-  return { createEncoder: addonEncoder(api), version: api.format.VERSION_STRING, md5Switch: typeof api.EncoderBuilder.prototype.setDoMd5 === 'function' };
+  return Promise.resolve({ createEncoder: addonEncoder(api), version: api.format.VERSION_STRING, md5Switch: typeof api.EncoderBuilder.prototype.setDoMd5 === 'function' });
 }
 
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {

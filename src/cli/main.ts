@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First, before any other module loads: the process's V8 flags (system/v8-flags.ts says why).
-import '../system/v8-flags.js';
 import { buildProgram, runProgram } from './program.js';
 import { commandsFor } from './commands/index.js';
 

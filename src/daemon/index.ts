@@ -1,6 +1,3 @@
-// First: the V8 flags hold for every module loaded after them (system/v8-flags.ts says why);
-// the CLI sets them too, and the daemon may be loaded without it (the bench's drain, the demo).
-import '../system/v8-flags.js';
 import type { AlertMonitor } from '../alerts/monitor.js';
 import { createServiceClient } from '../api/index.js';
 import { loadConfig, requireToken, type LoadConfigOptions } from '../config/load.js';

@@ -1,17 +1,57 @@
+import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 
 /*
- * The agent's JavaScript stays in V8's interpreter and its baseline compiler (Sparkplug):
- * TurboFan, the optimising compiler, is off for the process. The agent's heavy work is
- * native (libFLAC, SQLite, the sockets, Node's HTTP parser); its own code is glue run a
- * few hundred times per recording, one recording every 15 s on a station, and a command
- * of the CLI lives for a fraction of a second. TurboFan's compiles cost more there than
- * they return: on the idle daemon (BENCHMARKS.md, "Memory after issue 20 point 3") VmRSS
- * 58.5 -> 53.8 MB, RssFile 44.7 -> 41.0 (the pages of the node binary that TurboFan itself
- * runs from) and RssAnon 13.7 -> 12.7 (its compile zones and code), with CPU per recording
- * unchanged within the noise. Most of what it compiled was Node's own module loader, hot
- * while some 200 modules load at start: so the flag is set before any other module of the
- * process loads (the first import of cli/main.ts and of daemon/index.ts); set later, it
- * saves nothing. NODE_OPTIONS refuses V8 flags of this kind, hence here.
+ * The daemon's JavaScript stays in V8's interpreter and its baseline compiler (Sparkplug):
+ * TurboFan, the optimising compiler, is off for the daemon's process. The agent's heavy work
+ * is native (libFLAC, SQLite, the sockets, Node's HTTP parser); its own code is glue run a
+ * few hundred times per recording, one recording every 15 s on a station. TurboFan's compiles
+ * cost more there than they return: the pages of the node binary it runs from stay resident,
+ * the idle daemon's RssFile 43.3 against 39.8 MB with it, CPU per recording unchanged within
+ * the noise. It starts compiling while the daemon's modules load, so the flag is set before.
+ *
+ * And Node's own modules are loaded before the flag: any V8 flag that is not its default (this
+ * one, the heap sizes `--max-old-space-size`/`--max-semi-space-size` alike) changes the hash V8
+ * checks a code cache against, and Node's modules (node:http, node:crypto, ...) come with a
+ * code cache built under the default flags. Loaded after a flag, each is compiled from its
+ * source: 22 of them took 27 against 9 ms of CPU here, and the daemon's restart 144 against
+ * 110 ms in the bench's 0.1-CPU box. Hence the list below, the ones the daemon loads (its
+ * modules' imports, and what Node loads on their first use: `cluster` at a socket's listen,
+ * `perf_hooks` at `performance.now()`); test/cli/lazy-loading.test.ts checks that the daemon
+ * loads none after it, through a recording. One exception: a station in another zone than its
+ * system's loads luxon (system/luxon.ts), whose `exports` map brings in Node's ES resolver,
+ * four internal modules compiled once from source. The CLI's commands set no flag: they live
+ * for a fraction of a second, which TurboFan hardly reaches.
  */
-setFlagsFromString('--no-opt');
+const DAEMON_BUILTINS = [
+  'assert',
+  'child_process',
+  'cluster',
+  'crypto',
+  'diagnostics_channel',
+  'dgram',
+  'fs/promises',
+  'http',
+  'module',
+  'net',
+  'os',
+  'perf_hooks',
+  'stream',
+  'stream/promises',
+  'string_decoder',
+  'timers/promises',
+  'url',
+  'util',
+  'worker_threads',
+] as const;
+
+let off = false;
+
+/** Loads the Node modules the daemon uses, then turns TurboFan off for the rest of the process. Idempotent. */
+export function optimizingCompilerOff(): void {
+  if (off) return;
+  off = true;
+  const require = createRequire(import.meta.url);
+  for (const name of DAEMON_BUILTINS) require(`node:${name}`);
+  setFlagsFromString('--no-opt');
+}

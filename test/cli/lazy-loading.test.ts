@@ -15,6 +15,7 @@ import { openTestQueue, seed } from './seed.js';
  * quiet daemon must not load what it does not use.
  */
 const TRACE_HOOK = path.join(REPO_ROOT, 'test/helpers/module-trace/register.mjs');
+const AFTER_FLAG_HOOK = path.join(REPO_ROOT, 'test/helpers/module-trace/after-flag.cjs');
 const TOKEN = 'lazy-loading-token-7c2e91';
 
 interface Loaded {
@@ -232,6 +233,24 @@ describe('lazy loading', () => {
     expect(validator.own.has('config/validate-child.js')).toBe(true);
     expect(validator.packages.has('zod')).toBe(true);
     expect(existsSync(path.join(tmp.dir, 'fresh-data', 'config-cache.json'))).toBe(true);
+  }, 90_000);
+
+  it('a daemon turns TurboFan off before its modules load, and loads no Node module after the flag through a recording (system/v8-flags.ts)', async () => {
+    // Each would be compiled from its source: the flag changed the hash of Node's code cache.
+    const config = configFile('flags');
+    const base = '2026-07-01-birdnet-06:15:00';
+    const input = path.join(tmp.dir, 'flags-input');
+    writeWav(path.join(input, `${base}.wav`), { frames: 48_000 * 3 });
+    writeFileSync(path.join(input, `${base}.BirdNET.results.csv`), 'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n');
+    const file = path.join(tmp.dir, 'after-flag.json');
+    // Encoded, posted, refused (no service): the recording's whole path has run.
+    // In the station's zone, as a station runs (another zone loads luxon: system/v8-flags.ts).
+    await runDaemonUntil(config, { TZ: 'Europe/Berlin', NODE_OPTIONS: `--require=${AFTER_FLAG_HOOK}`, AFTER_FLAG_FILE: file }, 'upload failed, will retry');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([]);
+    // A command of the CLI sets no flag.
+    const status = await runCli(['status', '--json', '--offline', '--config', config], { env: { NODE_OPTIONS: `--require=${AFTER_FLAG_HOOK}`, AFTER_FLAG_FILE: file } });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toBeNull();
   }, 90_000);
 
   it("a daemon whose station.timezone is the system's queues a recording named in local time without luxon (system/zone.ts)", async () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configOption, examples } from './support/options.js';
+import { optimizingCompilerOff } from '../../system/v8-flags.js';
 
 interface RunFlags {
   config?: string;
@@ -53,6 +54,8 @@ ${examples(
       const onHangup = () => onReload?.();
       process.on('SIGHUP', onHangup);
       try {
+        // Before the daemon's modules load (system/v8-flags.ts says why).
+        optimizingCompilerOff();
         const { startDaemon } = await import('../../daemon/index.js');
         const daemon = await startDaemon({
           path: flags.config,

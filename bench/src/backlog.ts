@@ -4,7 +4,7 @@ import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import { createCpuGroup, createMemoryGroup } from './cgroup.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNode, type MemoryKb } from './proc.js';
+import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNodeIn, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { ravenTable, recordingBaseName } from './result-files.js';
 import { startCountingService } from './stored-detections.js';
@@ -14,9 +14,9 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
 /**
  * Backlog on a Pi-sized box: a results folder that filled while the station was
  * offline (`backlogRecordings` recordings, each a 15 s 48 kHz WAV and its Raven
- * selection table), already there when `station-agent run` starts. The agent runs with
- * the systemd unit's NODE_OPTIONS (unit-options.ts) inside a cgroup v1 memory group limited to
- * 256 MiB and a cpu group of 0.1 of a core (a stand-in for one loaded Cortex-A53 of a
+ * selection table), already there when `station-agent run` starts. The agent runs in
+ * the systemd unit's environment (unit-options.ts) inside a cgroup v1 memory group limited to
+ * 256 MiB (the unit's MemoryMax, from which V8 sizes its heap) and a cpu group of 0.1 of a core (a stand-in for one loaded Cortex-A53 of a
  * Pi Zero 2 W); the local service runs in this process, outside both. Measured from
  * the spawn until the last detection is stored: the agent's peak RSS (its own VmHWM,
  * read before it stops) and the drain rate as a multiple of real time (the analyzer
@@ -46,15 +46,14 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   mkdirSync(cfg.dataDir, { recursive: true });
   const started = performance.now();
   const nodeOptions = unitNodeOptions();
-  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], {
+  // In the groups from before node starts: V8 sizes its heap from the memory group's limit.
+  const agent = startNodeIn([memory, cpu], [CLI_MAIN, 'run', '--config', cfg.configPath], {
     env: unitEnvironment(),
   });
   let seconds: number;
   let peak: MemoryKb | null;
   const sampler = new MemorySampler(agent.pid);
   try {
-    memory?.add(agent.pid);
-    cpu?.add(agent.pid);
     await Promise.race([
       // Generous: at 0.1 CPU a full backlog takes minutes; a stall shows in the agent's log.
       service.untilStored(expected, 1_800_000, (missing) => `${missing} of ${expected} detections not stored within 30 min: ${agent.stderrTail().slice(-1000)}`),
@@ -75,7 +74,7 @@ export async function runBacklog(options: BenchOptions, dir: string, log: (line:
   const groupPeak = memory?.maxUsageBytes() ?? null;
   const peakMb = peak == null ? null : peak.vmHwm / 1024;
   const realTime = (n * SOUNDSCAPE_SECONDS) / seconds;
-  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, NODE_OPTIONS ${nodeOptions}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak ${peak ? formatMemory(peak, peak.vmHwm) : '-'}`);
+  log(`backlog: ${n} recordings (WAV + Raven table) under ${limits}, NODE_OPTIONS ${nodeOptions ?? '(none, as the unit)'}: ${seconds.toFixed(1)} s = ${realTime.toFixed(2)} x real time, agent peak ${peak ? formatMemory(peak, peak.vmHwm) : '-'}`);
   const detail = {
     recordings: n,
     seconds,

@@ -9,7 +9,7 @@ import { benchWav } from './audio.js';
 import { createPiBox, type PiBox } from './cgroup.js';
 import { summariseProfile } from './cpu-profile.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, REPO_ROOT, startProcess, type Child, type MemoryKb } from './proc.js';
+import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, REPO_ROOT, startNodeIn, startProcess, type Child, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
 import { BENCH_TOKEN, STATION } from './service-process.js';
@@ -224,14 +224,10 @@ async function runAgent(side: Side & { profileDir: string | null }): Promise<Sid
  * instruction the agent runs. Started at once (the line is written here).
  */
 function startBoxed(box: PiBox | null, env: NodeJS.ProcessEnv, nodeFlags: string[], configPath: string): { agent: Child; cpu0: number } {
-  const agent = startProcess('/bin/sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, ...nodeFlags, CLI_MAIN, 'run', '--config', configPath], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    // The systemd unit's environment and V8 flags, as a station runs the agent.
-    env,
-  });
-  box?.add(agent.pid);
-  const cpu0 = cpuOf(box, agent);
-  agent.process.stdin?.write('go\n');
+  // The box's CPU before node starts (the shell that execs it is in the box already).
+  const cpu0 = box?.cpuSeconds() ?? 0;
+  // The systemd unit's environment, as a station runs the agent.
+  const agent = startNodeIn([box], [...nodeFlags, CLI_MAIN, 'run', '--config', configPath], { env });
   return { agent, cpu0 };
 }
 

@@ -1,15 +1,18 @@
 import type { BenchOptions } from './options.js';
 import { writeAgentConfig } from './agent-config.js';
-import { CLI_MAIN, cpuSeconds, formatMemory, goneReason, memoryDetail, procMemoryKb, sleep, split, startNode } from './proc.js';
+import { createMemoryGroup } from './cgroup.js';
+import { CLI_MAIN, cpuSeconds, formatMemory, goneReason, memoryDetail, procMemoryKb, sleep, split, startNodeIn } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { measureSteady } from './steady.js';
 import { startCountingService } from './stored-detections.js';
-import { unitEnvironment } from './unit-options.js';
+import { unitEnvironment, unitMemoryMaxBytes } from './unit-options.js';
 
 /**
  * Idle: the agent as a station runs it most of the time. `station-agent run` with
  * the production defaults (watcher on an empty folder, empty queue, clock check,
- * rescans) and the systemd unit's NODE_OPTIONS (unit-options.ts), next to a bare `node` doing nothing, both started together. After
+ * rescans) in the systemd unit's environment and inside a memory group of the unit's
+ * MemoryMax (unit-options.ts: V8 sizes its heap from it, as on a station), next to a bare
+ * `node` doing nothing in a group of its own alike, both started together. After
  * `settleSec` their RSS (VmRSS, with its split into RssAnon and RssFile) is compared; then both one's CPU time (utime +
  * stime from /proc/<pid>/stat) is read over `idleSec`. Then the same pair through the
  * steady state (steady.ts: one recording every 15 s for 10 minutes).
@@ -20,8 +23,10 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
   // The agent as the systemd unit runs it (its environment and V8 flags); the bare node in
   // the same environment without the flags, so that both pay the same for what it holds.
   const env = unitEnvironment();
-  const agent = startNode([CLI_MAIN, 'run', '--config', cfg.configPath], { env });
-  const bare = startNode(['-e', 'setInterval(() => {}, 1000)'], { env: { ...env, NODE_OPTIONS: '' } });
+  const groups = [createMemoryGroup('station-agent-bench-idle-agent', unitMemoryMaxBytes()), createMemoryGroup('station-agent-bench-idle-bare', unitMemoryMaxBytes())];
+  if (!groups[0] || !groups[1]) log('idle: no memory group (cgroup v1 not writable): V8 sizes the heaps from this machine\'s memory, not the unit\'s MemoryMax');
+  const agent = startNodeIn([groups[0]], [CLI_MAIN, 'run', '--config', cfg.configPath], { env });
+  const bare = startNodeIn([groups[1]], ['-e', 'setInterval(() => {}, 1000)'], { env: { ...env, NODE_OPTIONS: '' } });
   try {
     await agent.waitForLine(/station-agent running/, 30_000);
     await sleep(options.settleSec * 1000);
@@ -61,5 +66,6 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
   } finally {
     await Promise.all([agent.stop(), bare.stop()]);
     await service.close();
+    for (const group of groups) group?.remove();
   }
 }

@@ -154,6 +154,19 @@ export function startNode(args: readonly string[], options: SpawnOptions & { std
   return startProcess(process.execPath, args, options);
 }
 
+/**
+ * `node <args>` inside `groups` (cgroups; a null one is skipped) from before node starts: a
+ * shell waits for a line, is put in the groups, then execs node. What node reads of its group
+ * at start is then the group's: the memory limit V8 sizes its heap from, and every CPU tick of
+ * the start-up counted in a cpuacct group.
+ */
+export function startNodeIn(groups: readonly ({ add(pid: number): void } | null)[], args: readonly string[], options: SpawnOptions & { stdoutLimit?: number } = {}): Child {
+  const child = startProcess('/bin/sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, ...args], { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  for (const group of groups) group?.add(child.pid);
+  child.process.stdin?.write('go\n');
+  return child;
+}
+
 /** Any program as a {@link Child} (`startNode` runs this Node); e.g. the agent under strace. */
 export function startProcess(command: string, args: readonly string[], options: SpawnOptions & { stdoutLimit?: number } = {}): Child {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });

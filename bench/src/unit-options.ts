@@ -5,16 +5,25 @@ import { REPO_ROOT } from './proc.js';
 const UNIT = path.join(REPO_ROOT, 'systemd/station-agent.service');
 
 /**
- * The NODE_OPTIONS the systemd unit gives the agent (`systemd/station-agent.service`),
- * read from the unit itself, so that every figure of a daemon (idle, steady state, the
- * backlog) is of the agent as a station runs it, and a V8 flag is kept only when the
- * unit and the bench both use it. Throws when the unit sets none: a bench that silently
- * ran the agent without them would measure another program.
+ * The NODE_OPTIONS the systemd unit gives the agent (`systemd/station-agent.service`), read
+ * from the unit itself, or null where it sets none, as it does: a V8 flag there (the heap sizes
+ * it once set) would make Node compile its own modules from source at every start
+ * (src/system/v8-flags.ts); V8 sizes its heap from the unit's MemoryMax instead. Every figure
+ * of a daemon (idle, steady state, the backlog) runs the agent with what the unit sets.
  */
-export function unitNodeOptions(unit = UNIT): string {
-  const value = unitVariables(unit).NODE_OPTIONS;
-  if (value === undefined) throw new Error(`${unit} sets no Environment=NODE_OPTIONS=`);
-  return value;
+export function unitNodeOptions(unit = UNIT): string | null {
+  return unitVariables(unit).NODE_OPTIONS ?? null;
+}
+
+/**
+ * The unit's `MemoryMax=` in bytes (`256M`): the memory group a station's agent runs in,
+ * whose limit Node hands to V8 to size its heap (1 MB semi-spaces under 256 MiB, where this
+ * machine's 24 GB would give 16 MB). Throws when the unit sets none.
+ */
+export function unitMemoryMaxBytes(unit = UNIT): number {
+  const m = /^MemoryMax=(\d+)([KMG]?)\s*$/m.exec(readFileSync(unit, 'utf8'));
+  if (!m) throw new Error(`${unit} sets no MemoryMax=`);
+  return Number(m[1]) * { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[m[2] as '' | 'K' | 'M' | 'G'];
 }
 
 /**
@@ -33,7 +42,6 @@ export function unitEnvironment(unit = UNIT): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(unitVariables(unit))) {
     if (!name.startsWith('STATION_AGENT_')) env[name] = value;
   }
-  if (env.NODE_OPTIONS === undefined) throw new Error(`${unit} sets no Environment=NODE_OPTIONS=`);
   return env;
 }
 

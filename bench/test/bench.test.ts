@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
-import { operatorEnvironment, unitEnvironment, unitNodeOptions } from '../src/unit-options.js';
+import { operatorEnvironment, unitEnvironment, unitMemoryMaxBytes, unitNodeOptions } from '../src/unit-options.js';
 import { summarise } from '../src/cpu-profile.js';
 import { fileKinds, sumPhase } from '../src/recording-writes.js';
 import { countQueueWrites, parseTrace } from '../src/write-cost.js';
@@ -123,7 +123,7 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('cpu.agentPastStartupVsBaseline')!.value).toBeCloseTo(byId.get('cpu.agentPastStartupPerRecording')!.value! / byId.get('cpu.baselinePerRecording')!.value!, 6);
     // Each side's FLAC as the service received it: the agent's default level (0) sends larger files than libsndfile's 5.
     expect(byId.get('cpu.agentVsBaselineFlacBytes')!.value).toBeGreaterThan(1);
-    // The agent ran with the systemd unit's V8 flags.
+    // The agent ran with the systemd unit's NODE_OPTIONS: none, V8 sized by the memory group.
     expect(byId.get('backlog.peakRss')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 3, nodeOptions: unitNodeOptions() });
     // Every memory figure shows VmRSS with its split into RssAnon and RssFile.
     for (const id of ['memory.idleRss', 'memory.bareNodeRss', 'memory.steadyRss', 'memory.drainPeak', 'backlog.peakRss', 'ingest.table.peakRssMb', 'ingest.largeTable.peakRssMb']) {
@@ -346,8 +346,10 @@ describe('figures and the table', () => {
     }
   });
 
-  it("reads the systemd unit's NODE_OPTIONS, quoted or not, and refuses a unit without them", () => {
-    expect(unitNodeOptions()).toMatch(/--max-old-space-size=160/);
+  it("reads the systemd unit's NODE_OPTIONS, quoted or not, and its MemoryMax; the unit sets no V8 flag", () => {
+    // A V8 flag makes Node compile its own modules from source at every start (src/system/v8-flags.ts).
+    expect(unitNodeOptions()).toBeNull();
+    expect(unitMemoryMaxBytes()).toBe(256 * 1024 * 1024);
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-unit-'));
     try {
       const unit = (text: string) => {
@@ -357,7 +359,9 @@ describe('figures and the table', () => {
       };
       expect(unitNodeOptions(unit('Environment="NODE_OPTIONS=--max-old-space-size=96 --max-semi-space-size=1"'))).toBe('--max-old-space-size=96 --max-semi-space-size=1');
       expect(unitNodeOptions(unit('Environment=NODE_OPTIONS=--max-old-space-size=96'))).toBe('--max-old-space-size=96');
-      expect(() => unitNodeOptions(unit('# Environment=NODE_OPTIONS=--max-old-space-size=96'))).toThrow(/sets no Environment=NODE_OPTIONS=/);
+      expect(unitNodeOptions(unit('# Environment=NODE_OPTIONS=--max-old-space-size=96'))).toBeNull();
+      expect(unitMemoryMaxBytes(unit('MemoryMax=160M'))).toBe(160 * 1024 * 1024);
+      expect(() => unitMemoryMaxBytes(unit('# MemoryMax=160M'))).toThrow(/sets no MemoryMax=/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

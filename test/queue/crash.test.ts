@@ -51,11 +51,12 @@ for (;;) {
 }
 `;
 
-/** src/queue and what it imports (errors.ts, system/sqlite.ts), transpiled to ESM JavaScript in `dir`. */
+/** src/queue and what it imports (errors.ts, system/sqlite.ts and package-dir.ts), transpiled to ESM JavaScript in `dir`. */
 function transpileQueue(dir: string): void {
   const files = [
     'src/errors.ts',
     'src/system/sqlite.ts',
+    'src/system/package-dir.ts',
     ...readdirSync(path.join(REPO_ROOT, 'src/queue'))
       .filter((f) => f.endsWith('.ts'))
       .map((f) => `src/queue/${f}`),

@@ -82,10 +82,8 @@ export async function importDevPackage<T>(name: string, command: string): Promis
   }
 }
 
+/** Node's "not found" for the package itself: `import()`'s code, or `require`'s, which the bundle makes of it (scripts/bundle.mjs). */
 function isMissingPackage(err: unknown, name: string): boolean {
-  return (
-    err instanceof Error &&
-    (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
-    err.message.includes(`'${name}'`)
-  );
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return err instanceof Error && (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && err.message.includes(`'${name}'`);
 }

@@ -8,8 +8,9 @@ import { encodeOnce, writeBenchWav } from './audio.js';
 import type { DrainChildArgs, DrainChildResult } from './drain-child.js';
 import { fsyncTime } from './machine.js';
 import type { BenchOptions } from './options.js';
-import { unitEnvironment } from './unit-options.js';
-import { BENCH_DIR, memoryDetail, MemorySampler, split, startNode, type MemoryKb } from './proc.js';
+import { createMemoryGroup } from './cgroup.js';
+import { unitEnvironment, unitMemoryMaxBytes } from './unit-options.js';
+import { BENCH_DIR, memoryDetail, MemorySampler, split, startNodeIn, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 import { BENCH_TOKEN, startServiceProcess } from './service-process.js';
 import { buildWorkload, SOUNDSCAPE_SECONDS, toEnqueueInput, type WorkloadSize } from './workload.js';
@@ -170,15 +171,19 @@ function seedQueue(dataDir: string, flac: string, size: WorkloadSize): void {
 }
 
 async function runChild(args: DrainChildArgs, expected: number): Promise<{ result: DrainChildResult; peakSample: MemoryKb | null }> {
-  // The agent in the systemd unit's environment (its V8 flags), as a station runs it; the baselines without.
+  // The agent in the systemd unit's environment, as a station runs it; the baselines without.
   const env = args.mode === 'agent' ? unitEnvironment() : process.env;
-  const child = startNode([CHILD, JSON.stringify(args)], { env });
+  // Each in a memory group of the unit's MemoryMax from before node starts, as systemd runs
+  // the agent: V8 sizes its heap from the limit (1 MB semi-spaces, not this machine's 16 MB).
+  const group = createMemoryGroup(`station-agent-bench-drain-${args.mode}`, unitMemoryMaxBytes());
+  const child = startNodeIn([group], [CHILD, JSON.stringify(args)], { env });
   const memory = new MemorySampler(child.pid);
   // A safety net for a baseline whose service stopped answering (the agent has its own stall check).
   const deadlineMs = 120_000 + expected * 200;
   const deadline = setTimeout(() => void child.stop(), deadlineMs);
   const code = await child.exited;
   clearTimeout(deadline);
+  group?.remove();
   const peakSample = memory.stop();
   const line = child.stdout().trim().split('\n').pop() ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`drain ${args.mode} exited ${code}: ${child.stderrTail().slice(-2000)}`);

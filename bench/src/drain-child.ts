@@ -37,6 +37,8 @@ export interface DrainChildResult {
 }
 
 async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Promise<Omit<DrainChildResult, 'vmHwmKb' | 'cpuMs' | 'memoryMb'>> {
+  // As `station-agent run` does before the daemon's modules load (src/system/v8-flags.ts).
+  (await import('../../src/system/v8-flags.js')).optimizingCompilerOff();
   const [{ pino }, { startDaemon }, { createLogger }, { queueCounts }] = await Promise.all([
     import('pino'),
     import('../../src/daemon/index.js'),

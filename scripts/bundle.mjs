@@ -13,9 +13,10 @@
 // `--version` 38 against 44 (30 runs each, no box). The sources' semantics are kept:
 // every chunk is strict; a dynamic import() becomes a lazy `require`, of our own modules and
 // of packages alike (an import() would bring up Node's ES loader in the process);
-// `import.meta.url` becomes the chunk's file URL (then rewritten, below). One thing the CommonJS form cannot keep: the default import of an ES
-// module package (its interop would take the package's namespace for its default), so
-// p-queue, the one such package, is bundled.
+// `import.meta.url` becomes the chunk's file URL (then rewritten, below). One thing the
+// CommonJS form cannot keep: the default import of an ES module package (its interop would
+// take the package's namespace for its default), so p-queue, the one such package, is
+// bundled, and the build refuses another.
 //
 // What stays as it was:
 // - npm packages are not bundled (external): installed as they are, loaded by Node; except

@@ -23,7 +23,8 @@ export async function runIdle(options: BenchOptions, dir: string, log: (line: st
   // The agent as the systemd unit runs it (its environment and V8 flags); the bare node in
   // the same environment without the flags, so that both pay the same for what it holds.
   const env = unitEnvironment();
-  const groups = [createMemoryGroup('station-agent-bench-idle-agent', unitMemoryMaxBytes()), createMemoryGroup('station-agent-bench-idle-bare', unitMemoryMaxBytes())];
+  const limit = unitMemoryMaxBytes();
+  const groups = [createMemoryGroup('station-agent-bench-idle-agent', limit), createMemoryGroup('station-agent-bench-idle-bare', limit)];
   if (!groups[0] || !groups[1]) log('idle: no memory group (cgroup v1 not writable): V8 sizes the heaps from this machine\'s memory, not the unit\'s MemoryMax');
   const agent = startNodeIn([groups[0]], [CLI_MAIN, 'run', '--config', cfg.configPath], { env });
   const bare = startNodeIn([groups[1]], ['-e', 'setInterval(() => {}, 1000)'], { env: { ...env, NODE_OPTIONS: '' } });

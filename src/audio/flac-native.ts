@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import path from 'node:path';
-import { packageDir } from '../system/package-dir.js';
+import { packageAddonFile } from '../system/package-dir.js';
 import { FlacEncoderError } from './errors.js';
 import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
 
@@ -26,9 +25,7 @@ import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
  * search for the file (a stack trace, then a dozen requires that miss).
  */
 export function flacAddonFile(): string {
-  const dir = packageDir('flac-bindings');
-  if (dir === null) throw new Error('flac-bindings is not installed');
-  return path.join(dir, 'build', 'Release', 'flac-bindings.node');
+  return packageAddonFile('flac-bindings', 'flac-bindings.node');
 }
 
 interface AddonStreamInfo {

@@ -11,10 +11,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// A promise chain, not a top-level await: a module with one makes the bundler keep every
-// chunk apart (rolldown turns off its merging of common chunks and the clean-up of one-line
-// facade chunks, which would change the order modules run in), and each chunk costs a start
-// some 0.25 ms (scripts/bundle.mjs).
+// A promise chain, not a top-level await: the bundle's chunks are CommonJS, which has none
+// (scripts/bundle.mjs).
 commandsFor(process.argv)
   .then((commands) => runProgram(buildProgram(commands), process.argv))
   .then(

@@ -3,17 +3,19 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /**
- * The folder of the installed npm package `name`, found where `require` would look for it
- * (each node_modules from the agent's own folder up), or null when it is not installed. For
- * the addons the agent loads by their file (system/sqlite.ts, audio/flac-native.ts): their
- * folder, not a module of theirs, so neither a package's `main` nor its `exports` map is
- * read (resolving an `exports` map loads Node's ES resolver, compiled from its source once
- * the daemon's V8 flag is set: system/v8-flags.ts).
+ * The addon `file` of the installed npm package `name`, where its install builds it
+ * (`build/Release/`, node-gyp's, cmake-js's and prebuild-install's folder), for the addons
+ * the agent loads by their file (system/sqlite.ts, audio/flac-native.ts). The package is
+ * found where `require` would look for it (each node_modules from the agent's own folder up),
+ * by its folder, not a module of its: neither its `main` nor its `exports` map is read
+ * (resolving an `exports` map loads Node's ES resolver, compiled from its source once the
+ * daemon's V8 flag is set: system/v8-flags.ts). Throws, naming the package, when it is not
+ * installed.
  */
-export function packageDir(name: string): string | null {
+export function packageAddonFile(name: string, file: string): string {
   for (const dir of createRequire(import.meta.url).resolve.paths(name) ?? []) {
     const candidate = path.join(dir, name);
-    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (existsSync(path.join(candidate, 'package.json'))) return path.join(candidate, 'build', 'Release', file);
   }
-  return null;
+  throw new Error(`${name} is not installed`);
 }

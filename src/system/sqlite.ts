@@ -1,6 +1,5 @@
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { packageDir } from './package-dir.js';
+import { packageAddonFile } from './package-dir.js';
 
 /**
  * The one way the agent opens a SQLite file (the queue, the daemon's lock file): better-sqlite3
@@ -19,8 +18,7 @@ export function openSqlite(file: string, options: Omit<Database.Options, 'native
 
 let addonFile: string | undefined;
 
-/** The addon's path: the package's build/Release/better_sqlite3.node. */
 function betterSqliteAddon(): string {
-  addonFile ??= path.join(packageDir('better-sqlite3') ?? 'node_modules/better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+  addonFile ??= packageAddonFile('better-sqlite3', 'better_sqlite3.node');
   return addonFile;
 }

@@ -118,12 +118,10 @@ describe('lazy loading', () => {
   };
 
   /**
-   * A daemon on a fresh config `name` (with `extra`) in a system whose zone is the configs'
-   * (`TZ=Europe/Berlin`, a station's /etc/localtime link), with a 3 s recording named in local
-   * time and its result file of one detection in its input folder, until its output holds
-   * `line`: what it loaded. The service is absent.
+   * A fresh config `name` (with `extra`) with a 3 s recording named in local time (06:15 in
+   * the configs' zone, Europe/Berlin) and its result file of one detection in its input folder.
    */
-  const berlinDaemonLoads = async (name: string, line: string, extra: Record<string, unknown> = {}): Promise<Loaded> => {
+  const configWithRecording = (name: string, extra: Record<string, unknown> = {}): string => {
     const config = configFile(name, extra);
     const base = '2026-07-01-birdnet-06:15:00';
     const input = path.join(tmp.dir, `${name}-input`);
@@ -132,6 +130,16 @@ describe('lazy loading', () => {
       path.join(input, `${base}.BirdNET.results.csv`),
       'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n',
     );
+    return config;
+  };
+
+  /**
+   * A daemon on {@link configWithRecording} in a system whose zone is the configs'
+   * (`TZ=Europe/Berlin`, a station's /etc/localtime link), until its output holds `line`: what
+   * it loaded. The service is absent.
+   */
+  const berlinDaemonLoads = async (name: string, line: string, extra: Record<string, unknown> = {}): Promise<Loaded> => {
+    const config = configWithRecording(name, extra);
     const trace = path.join(tmp.dir, `${name}.trace`);
     const pid = await runDaemonUntil(config, { TZ: 'Europe/Berlin', ...traceEnv(trace) }, line);
     return readTrace(trace, { pid });
@@ -237,11 +245,7 @@ describe('lazy loading', () => {
 
   it('a daemon turns TurboFan off before its modules load, and loads no Node module after the flag through a recording (system/v8-flags.ts)', async () => {
     // Each would be compiled from its source: the flag changed the hash of Node's code cache.
-    const config = configFile('flags');
-    const base = '2026-07-01-birdnet-06:15:00';
-    const input = path.join(tmp.dir, 'flags-input');
-    writeWav(path.join(input, `${base}.wav`), { frames: 48_000 * 3 });
-    writeFileSync(path.join(input, `${base}.BirdNET.results.csv`), 'Start (s),End (s),Scientific name,Common name,Confidence,File\n0.0,3.0,Pica pica,Eurasian Magpie,0.91,x.wav\n');
+    const config = configWithRecording('flags');
     const file = path.join(tmp.dir, 'after-flag.json');
     // Encoded, posted, refused (no service): the recording's whole path has run.
     // In the station's zone, as a station runs (another zone loads luxon: system/v8-flags.ts).

@@ -18,6 +18,10 @@ import { EARLIEST_PLAUSIBLE_TIME, MAX_AHEAD_MS, isPlausibleTimestamp } from '../
  *   reports NTP sync (`synced`), or the jump has held steadily for a day. After a long
  *   stop, where only the system's sync can tell a real gap from a jump, that is the price:
  *   expiries late by up to a day, never early.
+ * - steps add up: "a day ahead" is measured from the last *settled* time (at start, at a
+ *   sync, or once no step came for a day), not from the last step. Two steps of 20 h
+ *   within a day are 40 h ahead, and the second is not followed: a clock stepped again and
+ *   again would otherwise walk the expiries forward a day at a time (issue 35).
  *
  * `now()` is cheap (no I/O): the retention sweep and the link policy call it freely.
  */
@@ -43,6 +47,10 @@ export class ExpiryClock {
   private readonly synced: () => boolean;
   /** wall - mono of the last trusted reading: the reference is `mono() + offset`. */
   private offset: number | null;
+  /** wall - mono of the last settled reading: a followed clock stays within a day of `mono() + settled`. */
+  private settled: number | null;
+  /** When (mono) the trusted clock last stepped forward; a day without a step settles it. */
+  private steppedAt: number | null = null;
   /** A jump seen, not (yet) followed: its wall - mono, and since when (mono). */
   private jump: { offset: number; since: number } | null = null;
 
@@ -51,24 +59,26 @@ export class ExpiryClock {
     this.mono = options.mono ?? (() => performance.now());
     this.synced = options.synced ?? (() => false);
     this.offset = options.lastKnown != null && options.lastKnown > 0 ? options.lastKnown - this.mono() : null;
+    this.settled = this.offset;
   }
 
   /** The time expiries run by: the wall clock, or the reference while the wall clock is implausibly ahead. */
   readonly now = (): number => {
     const wall = this.wall();
     const mono = this.mono();
-    if (this.synced()) return this.trust(wall, mono);
+    if (this.synced()) return this.settle(wall, mono);
     // No reference yet (a new queue): a plausible clock becomes it; an unset one (1970) does not.
-    if (this.offset === null) return wall >= EARLIEST_PLAUSIBLE_TIME.getTime() ? this.trust(wall, mono) : wall;
+    if (this.offset === null || this.settled === null) return wall >= EARLIEST_PLAUSIBLE_TIME.getTime() ? this.settle(wall, mono) : wall;
     const reference = mono + this.offset;
-    if (isPlausibleTimestamp(new Date(wall), new Date(reference))) {
+    if (this.steppedAt !== null && mono - this.steppedAt >= MAX_AHEAD_MS) this.settled = this.offset;
+    if (isPlausibleTimestamp(new Date(wall), new Date(mono + this.settled))) {
       // Behind is followed without moving the reference back: a later return to the right time stays plausible.
       return wall >= reference ? this.trust(wall, mono) : wall;
     }
     if (wall < reference) return wall; // before 2020: expiries only fire later
     const offset = wall - mono;
     if (this.jump && Math.abs(this.jump.offset - offset) <= STEADY_MS) {
-      if (mono - this.jump.since >= MAX_AHEAD_MS) return this.trust(wall, mono);
+      if (mono - this.jump.since >= MAX_AHEAD_MS) return this.settle(wall, mono);
     } else {
       this.jump = { offset, since: mono };
       this.options.onJump?.(wall, reference);
@@ -76,10 +86,20 @@ export class ExpiryClock {
     return reference;
   };
 
-
+  /** Follows `wall`; a step forward of more than the steady margin restarts the day that settles it. */
   private trust(wall: number, mono: number): number {
-    this.offset = wall - mono;
+    const offset = wall - mono;
+    if (this.offset !== null && offset - this.offset > STEADY_MS) this.steppedAt = mono;
+    this.offset = offset;
     this.jump = null;
+    return wall;
+  }
+
+  /** Follows `wall` as a time beyond doubt (synced, held for a day, or the first of a new queue). */
+  private settle(wall: number, mono: number): number {
+    this.trust(wall, mono);
+    this.settled = this.offset;
+    this.steppedAt = null;
     return wall;
   }
 }

@@ -117,6 +117,25 @@ describe('species gate and a clock jumped to 2100', () => {
     await twoMoreMagpiesLetAllThreeGo();
   }, 120_000);
 
+  it('keeps the held detection through two forward steps of 20 h within a day: steps add up (issue 35)', async () => {
+    world = await createAgentWorld({ config: { filters: { minDetectionsPer24h: 3 } } });
+    let ahead = 0;
+    const daemon = await world.startAgent({ now: () => Date.now() + ahead });
+    addRecording('20240224_060000', [[0, 'Pica pica', 'Eurasian Magpie', 0.9]]);
+    await until('the magpie held by the gate', () => world!.counts().recordings.pending === 1, 20_000, describeWorld);
+    for (const step of [20, 40]) {
+      ahead = step * 3_600_000;
+      await daemon.housekeeping();
+    }
+    const q = openQueue(path.join(world.dataDir, 'queue.db'));
+    try {
+      expect(q.stmt('SELECT state, hold_reason FROM detections').all()).toEqual([{ state: 'pending', hold_reason: SPECIES_GATE }]);
+    } finally {
+      q.close();
+    }
+    expect(world.logLines.filter((l) => l.includes('more than a day ahead'))).toHaveLength(1);
+  }, 60_000);
+
   it('a retry scheduled while the clock is at 2100 is due by the right clock once it is back', async () => {
     await buildCli();
     world = await createAgentWorld();

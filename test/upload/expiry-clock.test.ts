@@ -49,6 +49,22 @@ describe('the expiry clock', () => {
     expect(expiry.now()).toBe(c.wall);
   });
 
+  it('steps add up: two steps of 20 h within a day are not followed past a day ahead, and each is once a day has settled the last (issue 35)', () => {
+    const { c, expiry, jumps, pass } = clocks(T - 60_000);
+    expect(expiry.now()).toBe(T);
+    pass(60_000, 20 * 3_600_000);
+    expect(expiry.now()).toBe(c.wall); // one step of 20 h: followed
+    pass(60_000, 20 * 3_600_000);
+    expect(expiry.now()).toBe(T + 20 * 3_600_000 + 60_000); // 40 h ahead of the settled time: not
+    expect(jumps).toHaveLength(1);
+    pass(DAY); // the second step held for a day: believed
+    expect(expiry.now()).toBe(c.wall);
+    pass(DAY, DAY + 20 * 3_600_000); // a day without a step settled it: the next step of 20 h is followed
+    expect(expiry.now()).toBe(c.wall);
+    pass(60_000, 20 * 3_600_000); // and one more within that day is not
+    expect(expiry.now()).toBe(c.wall - 20 * 3_600_000 + 60_000);
+  });
+
   it('a restart with the clock far ahead of the queue\'s last write waits for NTP sync', () => {
     const { c, expiry } = clocks(T - 10 * DAY);
     expect(expiry.now()).toBe(T - 10 * DAY);

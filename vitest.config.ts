@@ -15,8 +15,9 @@ export default defineConfig({
     // The agent's tests, then each package's own (emulator, demo) and the benchmark's.
     include: ['test/**/*.test.ts', 'emulator/test/**/*.test.ts', 'demo/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
     // The arm64 run needs the emulated environment scripts/test-arm64.sh builds (npm run test:arm64),
-    // the package run the packages scripts/test-package.sh builds (npm run test:package).
-    exclude: [...configDefaults.exclude, 'test/arm64/**', 'test/package/**'],
+    // the package run the packages scripts/test-package.sh builds (npm run test:package), the
+    // power cuts a LazyFS mount scripts/test-powercut.sh builds (npm run test:powercut).
+    exclude: [...configDefaults.exclude, 'test/arm64/**', 'test/package/**', 'test/powercut/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

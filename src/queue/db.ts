@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
@@ -70,6 +70,39 @@ export class Queue {
     return this.db.open;
   }
 
+  private walDirSynced = false;
+
+  /**
+   * Makes every commit so far durable: an fdatasync of the WAL, what a commit under
+   * `synchronous=FULL` does at its end (SQLite's unix VFS syncs with fdatasync on Linux).
+   * For a commit whose durability is known only once it ran (the uploader's: durable when
+   * it claimed, see src/upload/group-commit.ts): `synchronous` cannot change inside a
+   * transaction, so such a commit runs under NORMAL and is synced here after. The file is
+   * opened for each sync: SQLite may delete and create the WAL again (the last connection's
+   * close), and a descriptor kept open would then sync a file no longer read. The folder is
+   * synced once per connection too, as SQLite does at a new WAL's first sync (a WAL created
+   * since the last durable commit would otherwise be a name a power cut can take back).
+   */
+  syncWal(): void {
+    const fd = openSync(`${this.path}-wal`, 'r');
+    try {
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (this.walDirSynced) return;
+    this.walDirSynced = true;
+    let dir: number | undefined;
+    try {
+      dir = openSync(path.dirname(this.path), 'r');
+      fsyncSync(dir);
+    } catch {
+      // A platform that cannot open or sync a folder: the WAL's own sync has happened.
+    } finally {
+      if (dir !== undefined) closeSync(dir);
+    }
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -82,7 +115,8 @@ export class Queue {
  * - `synchronous=FULL`, set explicitly: better-sqlite3's build defaults to NORMAL,
  *   which in WAL mode can lose the last commits on power loss. A station on an SD
  *   card loses power; a lost commit is a lost or duplicated upload. (The uploader's
- *   commits of claims alone are the one exception, see src/upload/group-commit.ts.)
+ *   commits of outcomes alone are the exception: a lost one costs a lookup at the
+ *   service, see src/upload/group-commit.ts.)
  * - `page_size` {@link PAGE_SIZE} for a new file; `wal_autocheckpoint` so that the WAL
  *   grows to about {@link WAL_CHECKPOINT_BYTES} between checkpoints, whatever the page
  *   size: a checkpoint copies each page changed since the last one into the database

@@ -27,19 +27,26 @@ export class OuterTransaction {
    * unless `durable: false`, which commits with `synchronous=NORMAL`: the commit is in
    * the WAL, which survives the process's death (SIGKILL, a crash) but not a power cut
    * until the next durable commit fsyncs the WAL, and with it every commit before.
+   * `durable` as a function: committed under NORMAL, then asked (after `fn`, before the
+   * commit returns) whether this commit must be durable; if so the WAL is fsynced
+   * ({@link Queue.syncWal}), which makes it as durable as a FULL commit, and every commit
+   * before it. One fsync either way, and only when it must.
    */
-  static run<T>(q: Queue, what: string, fn: () => T, options: { durable?: boolean } = {}): { value: T; wrote: boolean } {
+  static run<T>(q: Queue, what: string, fn: () => T, options: { durable?: boolean | (() => boolean) } = {}): { value: T; wrote: boolean } {
     const durable = options.durable ?? true;
-    if (!durable) {
+    if (durable !== true) {
       if (q.db.inTransaction) throw new QueueError('ERR_QUEUE', `${what} cannot begin inside another transaction on ${q.path}`);
       // Cached statements, as for BEGIN and COMMIT below: `db.pragma()` and `db.exec()`
       // compile their SQL at every call, several times per recording.
       q.stmt('PRAGMA synchronous = NORMAL').run();
+      let result: { value: T; wrote: boolean };
       try {
-        return OuterTransaction.run(q, what, fn);
+        result = OuterTransaction.run(q, what, fn);
       } finally {
         q.stmt('PRAGMA synchronous = FULL').run();
       }
+      if (result.wrote && typeof durable === 'function' && durable()) q.syncWal();
+      return result;
     }
     const tx = new OuterTransaction(q, what);
     tx.begin();

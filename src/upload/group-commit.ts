@@ -6,17 +6,20 @@
  * runs wait for the next one and are recorded together, each in its own savepoint,
  * and the uploader's next claim runs in the same transaction: one fsync for many items.
  *
- * Exactly once, and what a power cut may cost:
- * - a claim is committed before its request goes out (the caller launches only after
- *   {@link GroupCommit.commit} returns), so after the process dies (a crash, SIGKILL,
- *   an OOM kill) a send always finds its item `sending`, which start-up recovery makes
- *   `unknown` (reconciled before any new post). A commit of claims alone is not
- *   fsynced (`synchronous=NORMAL` for it): the WAL holds it in the kernel's cache, which
- *   outlives the process, and the next commit with an outcome (the claim's own, a few
- *   hundred milliseconds later) fsyncs the WAL and the claim with it. Only a power cut
- *   in between loses the claim: the item is `pending` again and may be posted twice (a
- *   duplicate, never a loss). That saves an fsync per recording (docs/ARCHITECTURE.md,
- *   "The write path");
+ * Exactly once, across power cuts too:
+ * - a claim is durable before its request goes out (the caller launches only after
+ *   {@link GroupCommit.commit} returns, and a commit that claimed is fsynced before it
+ *   returns), so after the process dies or the power goes a send always finds its item
+ *   `sending`, which start-up recovery makes `unknown` (reconciled before any new post);
+ * - a commit of outcomes alone is not fsynced (`synchronous=NORMAL`): the WAL holds it in
+ *   the kernel's cache, which outlives the process, and the next durable commit (the next
+ *   claim's, or ingest's) fsyncs it. A power cut in between takes the outcome back: the item
+ *   is `sending` again (its claim was durable), recovery makes it `unknown`, and its lookup
+ *   at the service adopts the id it already holds. That costs a lookup after a cut, never
+ *   a duplicate, and saves the fsync of the last outcomes of every recording (its
+ *   detections'): three per recording, the card's budget (docs/ARCHITECTURE.md, "The write
+ *   path"). The opposite split (claims alone not fsynced, outcomes fsynced), the design
+ *   before, cost as many fsyncs, and a claim lost with the power posted its soundscape twice;
  * - an outcome is reported (log, observer, the caller's promise) only once committed.
  *   An outcome lost to a crash before its commit leaves its item `sending`: the same
  *   recovery, and the service already holding it, the id is adopted, not re-posted;
@@ -31,7 +34,11 @@ export interface CommitQueue {
    * that wrote nothing costs no fsync). Refuses to run inside another transaction: its
    * "commit" would then be a savepoint, durable only later.
    */
-  commit<T>(fn: () => T, options?: { durable?: boolean }): { value: T; wrote: boolean };
+  commit<T>(fn: () => T, options?: { durable?: boolean | (() => boolean) }): { value: T; wrote: boolean };
+  /** Rows written on this connection so far (SQLite's total_changes): what tells a commit that claimed. */
+  changes(): number;
+  /** Makes every commit so far durable (an fsync of the WAL). */
+  sync(): void;
   /** Runs `fn` in a savepoint of the current transaction: if it throws, only its writes are undone. */
   savepoint<T>(fn: () => T): T;
 }
@@ -44,10 +51,12 @@ interface Waiting {
 
 export class GroupCommit {
   private pending: Waiting[] = [];
-  /** Commits that wrote something (one fsync each) so far; a pass with nothing to record or claim costs none. */
+  /** Commits that wrote something so far (an fsync each when they claimed); a pass with nothing to record or claim costs none. */
   commits = 0;
   /** Writes recorded so far. */
   recorded = 0;
+  /** A commit of outcomes alone was made since the last durable one. */
+  private unsynced = false;
 
   /** @param onPending called when a first write waits: the owner should commit soon (not synchronously). */
   constructor(
@@ -83,9 +92,10 @@ export class GroupCommit {
     const errors = new Map<Waiting, unknown>();
     let result: { value: T } | { error: unknown } | undefined;
     let wrote: boolean;
+    // Durable when `then` wrote (a claim: its request goes out after this returns); the
+    // outcomes alone are not, until the next durable commit (see above).
+    let claimed = false;
     try {
-      // Outcomes are durable at their commit (an fsync). A commit of claims alone is not:
-      // it reaches the WAL (a SIGKILL keeps it) and is fsynced with the next outcome's.
       ({ wrote } = this.queue.commit(() => {
         for (const w of batch) {
           try {
@@ -94,17 +104,21 @@ export class GroupCommit {
             errors.set(w, err);
           }
         }
+        const before = this.queue.changes();
         try {
           result = { value: this.queue.savepoint(then) };
         } catch (error) {
           result = { error };
         }
-      }, { durable: batch.length > 0 }));
+        claimed = this.queue.changes() > before;
+      }, { durable: () => claimed }));
     } catch (err) {
       for (const w of batch) w.reject(err);
       throw err;
     }
     if (wrote) this.commits++;
+    // A durable commit fsyncs every commit before it too.
+    if (wrote) this.unsynced = !claimed;
     this.recorded += batch.length;
     for (const w of batch) {
       if (errors.has(w)) w.reject(errors.get(w));
@@ -112,5 +126,15 @@ export class GroupCommit {
     }
     if (!result || 'error' in result) throw result?.error;
     return result.value;
+  }
+
+  /**
+   * Makes the outcomes committed since the last durable commit durable (at stop: nothing
+   * may come after them to fsync them). Costs nothing when none is waiting for an fsync.
+   */
+  flush(): void {
+    if (!this.unsynced) return;
+    this.queue.sync();
+    this.unsynced = false;
   }
 }

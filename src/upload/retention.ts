@@ -66,9 +66,12 @@ export class RetentionSweeper {
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
       this.firstStep.run(now);
-      for (;;) {
+      for (let first = true; ; first = false) {
         const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100, now });
         if (files.length === 0) return;
+        // The uploader's last outcomes are not fsynced until its next claim (upload/group-commit.ts):
+        // an `uploaded` a power cut can still take back must not lose its audio first.
+        if (first) this.queue.syncWal();
         for (const f of files) {
           await rm(f.spoolPath, { force: true });
           // A crash in the spool compaction leaves a WAV beside its FLAC (or a FLAC beside its WAV): it goes too.

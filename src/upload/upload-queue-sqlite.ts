@@ -25,6 +25,8 @@ export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQ
     // Durable before the requests it claims go out: never a savepoint of another transaction.
     commit: (fn, options) => OuterTransaction.run(q, 'a group commit', fn, options),
     savepoint: <T>(fn: () => T) => inSavepoint.immediate(fn) as T,
+    changes: () => q.stmt('SELECT total_changes()').pluck().get() as number,
+    sync: () => q.syncWal(),
     claimRecordings: (args) => claimRecordings(q, args),
     claimDetections: (args) => claimDetections(q, args),
     wavRecordingsDue: (args) => wavRecordingsDue(q, args),

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { enqueueRecording, getItem, QueueError, QueueTransitionError } from '../../src/queue/index.js';
 import { GroupCommit } from '../../src/upload/group-commit.js';
 import { bindUploadQueue } from '../../src/upload/upload-queue-sqlite.js';
@@ -31,8 +31,9 @@ function setup(detections: number) {
 const claimAll = (queue: ReturnType<typeof bindUploadQueue>, limit: number) => queue.claimDetections({ now: Date.now(), limit, order: 'oldest', noAudioAfterMs: 0 });
 
 describe('GroupCommit', () => {
-  it('fsyncs a commit with outcomes (synchronous=FULL) and not one of claims alone (NORMAL: fsynced with the next outcome)', async () => {
-    const { q, queue, commits, other } = setup(4);
+  it('fsyncs a commit that claims before it returns, and not one of outcomes alone (fsynced by the next claim, or by flush)', async () => {
+    const { q, queue, commits, other, stateSeenByOther } = setup(4);
+    const syncs = vi.spyOn(q, 'syncWal');
     const sync = () => q.db.pragma('synchronous', { simple: true }) as number;
     const NORMAL = 1;
     const FULL = 2;
@@ -41,18 +42,34 @@ describe('GroupCommit', () => {
       during = sync();
       return claimAll(queue, 2);
     });
+    // Committed under NORMAL, then the WAL fsynced: the claim is durable before any request goes out.
     expect(during).toBe(NORMAL);
-    // Committed all the same: another connection (a restart after SIGKILL) sees the claim.
-    expect((other.prepare('SELECT state FROM detections WHERE id = 1').get() as { state: string }).state).toBe('sending');
+    expect(syncs).toHaveBeenCalledTimes(1);
+    expect(stateSeenByOther(1)).toBe('sending');
     expect(sync()).toBe(FULL);
 
+    // Outcomes and a claim that finds nothing to take: not fsynced (a power cut takes it back to `sending`).
     const recorded = commits.record(() => queue.markUploaded('detection', claimed[0].id, 7));
-    commits.commit(() => {
-      during = sync();
-      return claimAll(queue, 1);
-    });
+    commits.commit(() => undefined);
     await recorded;
-    expect(during).toBe(FULL);
+    expect(syncs).toHaveBeenCalledTimes(1);
+    expect(stateSeenByOther(1)).toBe('uploaded');
+
+    // The next claim fsyncs it with its own; flush then has nothing to do.
+    const again = commits.record(() => queue.markUploaded('detection', claimed[1].id, 8));
+    commits.commit(() => claimAll(queue, 1));
+    await again;
+    expect(syncs).toHaveBeenCalledTimes(2);
+    commits.flush();
+    expect(syncs).toHaveBeenCalledTimes(2);
+
+    // Outcomes alone, then flush (the uploader's stop): one fsync.
+    const last = commits.record(() => queue.markUploaded('detection', 3, 9));
+    commits.commit(() => undefined);
+    await last;
+    expect(syncs).toHaveBeenCalledTimes(2);
+    commits.flush();
+    expect(syncs).toHaveBeenCalledTimes(3);
     expect(sync()).toBe(FULL);
     other.close();
   });

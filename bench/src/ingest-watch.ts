@@ -4,7 +4,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
-import { EventBus } from '../../src/daemon/events.js';
+import { ConfigStore } from '../../src/daemon/config-store.js';
+import { createStationContext } from '../../src/daemon/context.js';
 import { IngestComponent } from '../../src/daemon/ingest.js';
 import { createIngestContext } from '../../src/ingest/context.js';
 import { markFileDone } from '../../src/queue/ingested-files.js';
@@ -59,7 +60,10 @@ async function measure(options: BenchOptions, dir: string, keptFiles: number): P
   const cfg = writeAgentConfig({ dir, serviceUrl: 'http://127.0.0.1:9', stableMs: options.stableMs, format: 'results' });
   const { config } = await loadConfig({ path: cfg.configPath, env: {} });
   const queue = openQueue(path.join(cfg.dataDir, 'queue.db'));
-  const bus = new EventBus();
+  const log = pino({ level: 'silent' });
+  const prepared = { ingest: await createIngestContext(config, queue, log), webhook: null };
+  const ctx = createStationContext({ config: new ConfigStore(config, cfg.configPath, {}, log), queue, log, prepared });
+  const { bus } = ctx;
   let queued = 0;
   let onQueued: (() => void) | null = null;
   bus.on('queued', () => {
@@ -77,8 +81,7 @@ async function measure(options: BenchOptions, dir: string, keptFiles: number): P
       markFileDone(queue, csv, st.size, st.mtimeMs, 'queued');
     }
   });
-  const log = pino({ level: 'silent' });
-  const ingest = new IngestComponent(config, await createIngestContext(config, queue, log), { log, bus });
+  const ingest = new IngestComponent(ctx);
   const wavFile = path.join(dir, 'recording.wav');
   mkdirSync(dir, { recursive: true });
   writeFileSync(wavFile, benchWav(SOUNDSCAPE_SECONDS));

@@ -1,12 +1,11 @@
 import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { releasePlausibleTimeHolds } from '../ingest/time-holds.js';
-import type { Logger } from '../log/index.js';
-import type { Queue } from '../queue/index.js';
 import { clockSyncState, type ClockSyncState } from '../system/clock.js';
-import { clockHold, type RequireSync } from '../system/clock-gate.js';
+import { clockHold } from '../system/clock-gate.js';
+import type { ChangedKeys } from './changed-keys.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
+import type { StationContext } from './context.js';
 
 /** The gate's tick: held items are judged again, and the system asked when that is due. */
 const CLOCK_CHECK_MS = 60_000;
@@ -37,13 +36,6 @@ export function clockProbeDelayMs(state: ClockSyncState, unknownStreak: number):
   return Math.min(CLOCK_PROBE_WAITING_MS * 2 ** Math.max(0, unknownStreak - 1), CLOCK_PROBE_SETTLED_MS);
 }
 
-export interface ClockGateOptions {
-  /** The system's answer; default {@link clockSyncState}. */
-  probe?: () => Promise<ClockSyncState>;
-  /** Monotonic milliseconds (a jump of the wall clock must not bring a probe forward or hold it back); default `performance.now`. */
-  monotonic?: () => number;
-}
-
 /**
  * Holds uploads while the clock cannot be trusted (the rule: system/clock-gate.ts). Once a
  * minute it judges again the items held for an implausible time, while the clock is
@@ -56,7 +48,6 @@ export interface ClockGateOptions {
 export class ClockGate implements Component {
   readonly name = 'clock gate';
   state: ClockSyncState = 'unknown';
-  private mode: RequireSync;
   private timer: NodeJS.Timeout | undefined;
   private readonly probe: () => Promise<ClockSyncState>;
   private readonly monotonic: () => number;
@@ -65,18 +56,21 @@ export class ClockGate implements Component {
   /** Answers in a row that were `unknown`. */
   private unknownStreak = 0;
 
-  constructor(
-    config: Config,
-    private readonly deps: { queue: Queue; log: Logger; bus: EventBus },
-    options: ClockGateOptions = {},
-  ) {
-    this.mode = config.clock.requireSync;
-    this.probe = options.probe ?? (() => clockSyncState());
-    this.monotonic = options.monotonic ?? (() => performance.now());
+  /**
+   * The system's answer ({@link clockSyncState}) and the monotonic milliseconds the
+   * probes are timed by (a jump of the wall clock must not bring a probe forward or hold
+   * it back: `performance.now`) come from the context's options in tests.
+   */
+  constructor(private readonly ctx: StationContext) {
+    this.probe = ctx.options.clock?.probe ?? (() => clockSyncState());
+    this.monotonic = ctx.options.clock?.monotonic ?? (() => performance.now());
+    ctx.state.publish('clock', () => this.state);
   }
 
-  /** Why uploads wait for the clock now, or null (the uploader's hold check). */
-  readonly hold = (): string | null => clockHold(this.mode, this.state);
+  /** Why uploads wait for the clock now, or null (the rule: system/clock-gate.ts; the uploader asks it of the published state). */
+  hold(): string | null {
+    return clockHold(this.ctx.config.current.clock.requireSync, this.state);
+  }
 
   async start(): Promise<void> {
     this.state = await this.ask();
@@ -88,22 +82,21 @@ export class ClockGate implements Component {
     clearInterval(this.timer);
   }
 
-  reload(next: Config): void {
-    if (next.clock.requireSync === this.mode) return;
-    this.mode = next.clock.requireSync;
+  reload(_next: Config, changed: ChangedKeys): void {
+    if (!changed.has('clock.requireSync')) return;
     this.reviewTimeHolds();
-    if (!this.hold()) this.deps.bus.emit('sendable');
+    if (!this.hold()) this.ctx.bus.emit('sendable');
   }
 
   private async check(): Promise<void> {
     // Due within half a tick counts as due: the ticks and the answers drift by milliseconds.
     if (this.monotonic() + CLOCK_CHECK_MS / 2 >= this.probeAt) {
       const s = await this.ask();
-      if (s !== this.state) this.deps.log.info({ clock: s }, `system clock: ${s}`);
+      if (s !== this.state) this.ctx.log.info({ clock: s }, `system clock: ${s}`);
       this.state = s;
     }
     this.reviewTimeHolds();
-    if (!this.hold()) this.deps.bus.emit('sendable');
+    if (!this.hold()) this.ctx.bus.emit('sendable');
   }
 
   /** The system's answer, and when to ask again. */
@@ -118,13 +111,13 @@ export class ClockGate implements Component {
   private reviewTimeHolds(): void {
     if (this.hold()) return;
     try {
-      const released = releasePlausibleTimeHolds(this.deps.queue);
+      const released = releasePlausibleTimeHolds(this.ctx.queue);
       if (released.recordings + released.detections > 0) {
-        this.deps.log.info(released, 'items held for an implausible time are plausible by the clock now: released');
-        this.deps.bus.emit('sendable');
+        this.ctx.log.info(released, 'items held for an implausible time are plausible by the clock now: released');
+        this.ctx.bus.emit('sendable');
       }
     } catch (err) {
-      this.deps.log.warn(`reviewing held items failed: ${errorMessage(err)}`);
+      this.ctx.log.warn(`reviewing held items failed: ${errorMessage(err)}`);
     }
   }
 }

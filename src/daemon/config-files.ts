@@ -1,8 +1,8 @@
 import type { Config } from '../config/index.js';
 import { ConfigFilesWatcher } from '../config/watch.js';
 import { errorMessage } from '../errors.js';
-import type { Logger } from '../log/index.js';
 import type { Component } from './component.js';
+import type { StationContext } from './context.js';
 
 /**
  * Watches the config file and the token file (`service.tokenFile`) and asks for a
@@ -12,18 +12,19 @@ import type { Component } from './component.js';
 export class ConfigFilesComponent implements Component {
   readonly name = 'config files';
   private readonly watcher: ConfigFilesWatcher;
+  private readonly configPath: string | null;
+  private tokenFile: string | null | undefined;
 
-  constructor(
-    private readonly configPath: string | null | undefined,
-    private tokenFile: string | null | undefined,
-    deps: { log: Logger; reload: (why: string) => void },
-  ) {
+  constructor(ctx: StationContext) {
+    const { config, log } = ctx;
+    this.configPath = config.path;
+    this.tokenFile = config.current.service.tokenFile;
     this.watcher = new ConfigFilesWatcher({
       onChange: (files) => {
-        const which = files.some((f) => f === configPath) ? 'config file changed' : 'token file changed';
-        deps.reload(`${which} (${files.join(', ')})`);
+        const which = files.some((f) => f === this.configPath) ? 'config file changed' : 'token file changed';
+        void config.reload(`${which} (${files.join(', ')})`);
       },
-      onError: (file, err) => deps.log.warn(`cannot watch ${file} for changes (send SIGHUP to reload it): ${errorMessage(err)}`),
+      onError: (file, err) => log.warn(`cannot watch ${file} for changes (send SIGHUP to reload it): ${errorMessage(err)}`),
     });
   }
 

@@ -1,11 +1,10 @@
-import type { ServiceClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import type { Logger } from '../log/index.js';
-import { setMeta, type Queue } from '../queue/index.js';
-import { ConfigSync, type ConfigSyncState } from '../upload/config-sync.js';
+import { setMeta } from '../queue/index.js';
+import { ConfigSync } from '../upload/config-sync.js';
 import type { ConfigUpdateBody } from '../wire/types.js';
+import type { ChangedKeys } from './changed-keys.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
+import type { StationContext } from './context.js';
 
 /**
  * Pushes the station settings (`station.settings`) to the service at start and on every
@@ -17,8 +16,9 @@ export class ConfigSyncComponent implements Component {
   private readonly sync: ConfigSync;
   private settings: ConfigUpdateBody;
 
-  constructor(config: Config, private readonly deps: { queue: Queue; log: Logger; bus: EventBus; client: ServiceClient }) {
-    const { queue, log, bus, client } = deps;
+  constructor(private readonly ctx: StationContext) {
+    const { queue, log, bus, client } = ctx;
+    const config = ctx.config.current;
     this.settings = settingsBody(config);
     this.sync = new ConfigSync(
       client,
@@ -29,10 +29,7 @@ export class ConfigSyncComponent implements Component {
     bus.on('tokenAccepted', () => {
       if (this.sync.state.state !== 'synced') void this.sync.push(this.settings);
     });
-  }
-
-  get state(): ConfigSyncState {
-    return this.sync.state;
+    ctx.state.publish('configSync', () => this.sync.state);
   }
 
   start(): void {
@@ -43,11 +40,11 @@ export class ConfigSyncComponent implements Component {
     this.sync.stop();
   }
 
-  reload(next: Config): void {
+  reload(next: Config, changed: ChangedKeys): void {
+    if (!changed.has('station.settings.*')) return;
     const settings = settingsBody(next);
-    if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
     this.settings = settings;
-    this.deps.log.info('the station settings changed: pushing them');
+    this.ctx.log.info('the station settings changed: pushing them');
     void this.sync.push(settings);
   }
 }

@@ -1,32 +1,48 @@
-import type { AlertMonitor } from '../alerts/monitor.js';
-import { createServiceClient } from '../api/index.js';
 import { loadConfig, requireToken, type LoadConfigOptions } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import type { InputFile, Pairing } from '../ingest/pairing.js';
-import type { InputWatcher } from '../ingest/watcher.js';
-import { addLogSecrets, createLogger, type Logger } from '../log/index.js';
+import { createLogger, type Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
-import type { LinkPolicy } from '../upload/link-policy.js';
 import type { UploadObserver } from '../upload/ports.js';
-import type { Uploader } from '../upload/uploader.js';
 import { AlertsComponent } from './alerts.js';
 import { ClockGate } from './clock-gate.js';
 import { stopInReverse, type Component } from './component.js';
 import { ConfigFilesComponent } from './config-files.js';
+import { ConfigStore } from './config-store.js';
 import { ConfigSyncComponent } from './config-sync.js';
+import { createStationContext, type ContextOptions, type StationContext } from './context.js';
 import { DiskMonitor } from './disk-monitor.js';
 import { EncoderComponent } from './encoder.js';
-import { EventBus } from './events.js';
 import { Housekeeping } from './housekeeping.js';
 import { IngestComponent } from './ingest.js';
 import { MetricsComponent } from './metrics.js';
 import { MqttComponent } from './mqtt.js';
-import { reloadConfig } from './reload.js';
-import { expiryClock, prepare } from './prepare.js';
+import { prepare } from './prepare.js';
 import { RuntimeReporter } from './runtime-reporter.js';
 import { UploaderComponent } from './uploader.js';
+
+/**
+ * The daemon's components in start order; stop is the reverse (docs/ARCHITECTURE.md's
+ * table, tested against a running daemon's list). Each is built from the context alone.
+ * The reporter's last write comes after everything that changes the snapshot has
+ * stopped; ingest stops before the stages it feeds; the config files are watched last,
+ * so a reload never reaches a component that is not running yet.
+ */
+const COMPONENTS: readonly (new (ctx: StationContext) => Component)[] = [
+  MetricsComponent,
+  RuntimeReporter,
+  DiskMonitor,
+  ClockGate,
+  EncoderComponent,
+  AlertsComponent,
+  MqttComponent,
+  UploaderComponent,
+  IngestComponent,
+  Housekeeping,
+  ConfigSyncComponent,
+  ConfigFilesComponent,
+];
 
 /**
  * The one wiring module of `station-agent run`: loads the config, opens the queue and
@@ -35,39 +51,26 @@ import { UploaderComponent } from './uploader.js';
  * input first, then finish or abandon what is in flight (abandoned sends become
  * `unknown`), then the last snapshot; the database closes and the lock goes last.
  */
-export interface DaemonOptions extends LoadConfigOptions {
+export interface DaemonOptions extends LoadConfigOptions, Pick<ContextOptions, 'now' | 'alertCheckMs'> {
   /** Replaces the JSON logger (tests). */
   logger?: Logger;
   /** Called on every upload outcome (metrics). */
   observer?: UploadObserver;
-  /**
-   * The wall clock of the link policy (upload windows, data budget), the expiries
-   * (through the expiry clock) and the alerts; tests move it to open a window or let
-   * hours pass. The queue's own times stay real.
-   */
-  now?: () => number;
-  /** How often the alert conditions are checked. Default 10 s. */
-  alertCheckMs?: number;
 }
 
 export interface RunningDaemon {
+  /** The config the daemon started with. */
   config: Config;
   queue: Queue;
   log: Logger;
-  uploader: Uploader;
-  pairing: Pairing;
-  watcher: InputWatcher<InputFile>;
-  link: LinkPolicy;
-  /** The alerts component, when `alerts.webhook.url` is set. */
-  alerts: AlertMonitor | null;
+  /** What every component was built from (tests read the link policy and the state in it). */
+  context: StationContext;
   snapshot(): RuntimeSnapshot;
   /** The components' names in start order (stop is the reverse; docs/ARCHITECTURE.md lists them). */
   components: readonly string[];
-  /** Resolves when ingest has handed over everything it has seen so far. */
-  ingestIdle(): Promise<void>;
-  /** Runs the periodic housekeeping now: spool retention, analyzer files after upload, stale incoming WAVs. */
-  housekeeping(): Promise<void>;
-  /** Reads the config and token file again (SIGHUP): applies what can change at runtime (see reload.ts). */
+  /** The running component of that class (tests drive and watch one through it). */
+  component<T extends Component>(type: new (ctx: StationContext) => T): T;
+  /** Reads the config and token file again (SIGHUP): applies what can change at runtime (config-store.ts). */
   reload(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -82,67 +85,17 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const log = options.logger ?? createLogger({ level: config.log.level, token });
   for (const warning of loaded.warnings) log.warn(warning);
 
-  const { lock, queue, ctx, webhook } = await prepare(config, loaded.path ?? null, log);
+  const { lock, queue, ingest, webhook } = await prepare(config, loaded.path ?? null, log);
+  const store = new ConfigStore(config, loaded.path ?? null, loadOptions, log);
+  const ctx = createStationContext({ config: store, queue, log, prepared: { ingest, webhook }, options, redactNewTokens: !options.logger });
+  if (options.observer?.outcome) ctx.bus.on('outcome', (o) => options.observer?.outcome?.(o.kind, o.outcome, o.durationMs, o.bytes));
 
-  // service.timeoutMs is the limit of every request, soundscape uploads included
-  // (the client's own upload default of 120 s would otherwise hold a slot that long).
-  const { baseUrl, timeoutMs } = config.service;
-  const client = createServiceClient({ baseUrl, token, timeoutMs, uploadTimeoutMs: timeoutMs, connections: config.upload.concurrency });
-  const bus = new EventBus();
-  if (options.observer?.outcome) bus.on('outcome', (o) => options.observer?.outcome?.(o.kind, o.outcome, o.durationMs, o.bytes));
-  const deps = { queue, log, bus };
-  const snapshot = (): RuntimeSnapshot => ({
-    pid: process.pid,
-    startedAt,
-    updatedAt: Date.now(),
-    uploader: upload.uploader.status(),
-    watcher: { ready: ingest.watcher.isReady, pending: ingest.watcher.pendingCount, dir: config.input.dir },
-    clock: clock.state,
-    disk: disk.state,
-    configSync: sync.state,
-    ...(mqtt.status() ? { mqtt: mqtt.status() } : {}),
-    link: upload.link.status(),
-  });
-  const startedAt = Date.now();
-  const now = options.now ?? Date.now;
-  const tokenChanged = (t: string) => (options.logger ? undefined : addLogSecrets(log, t));
-
-  const clock = new ClockGate(config, deps);
-  const expiry = expiryClock(queue, log, now, () => clock.state === 'synchronized');
-  // Ingest stamps the queue by the expiry clock too: an item queued while the clock is
-  // jumped would otherwise be due, and its gate hold expire, only when that time comes.
-  const ingest = new IngestComponent(config, { ...ctx, queueNow: expiry.now }, deps);
-  const housekeeping = new Housekeeping(config, { ...deps, now: expiry.now, sweepIncoming: () => ingest.pairing.sweepIncoming() });
-  const disk = new DiskMonitor(config.dataDir, config, { log, spoolBytes: () => housekeeping.retention.spoolBytes() });
-  // A disk getting low (system/disk.ts), before ingest stops spooling audio at the limit itself.
-  const encoder = new EncoderComponent(config, { ...deps, diskLow: () => disk.gettingLow });
-  const upload = new UploaderComponent(config, { ...deps, client, hold: clock.hold, now: expiry.now, tokenChanged, soundscapes: encoder.soundscapes });
-  const mqtt = new MqttComponent(config, { ...deps, snapshot });
-  const sync = new ConfigSyncComponent(config, { ...deps, client });
-  const alerts = new AlertsComponent(webhook, config, { ...deps, link: upload.link, disk, now: expiry.now, checkMs: options.alertCheckMs, uploader: () => upload.uploader.status() });
-  const reporter = new RuntimeReporter({ ...deps, snapshot, lastSuccessAt: () => upload.uploader.status().lastSuccessAt });
-  const reload = (why: string) => reloadConfig(loadOptions, config, components, log, why);
-
-  // Start order; stop is the reverse. The reporter's last write comes after everything
-  // that changes the snapshot has stopped; ingest stops before the stages it feeds.
-  const components: Component[] = [
-    ...(config.metrics.listen ? [new MetricsComponent(config.metrics.listen, { ...deps, snapshot })] : []),
-    reporter,
-    disk,
-    clock,
-    encoder,
-    alerts,
-    mqtt,
-    upload,
-    ingest,
-    housekeeping,
-    sync,
-    new ConfigFilesComponent(loaded.path, config.service.tokenFile, { log, reload: (why) => void reload(why) }),
-  ];
+  const components = COMPONENTS.map((Type) => new Type(ctx));
+  for (const component of components) if (component.reload) store.subscribe((next, changed) => component.reload?.(next, changed));
   const started: Component[] = [];
   const stopAll = async () => {
     await stopInReverse(started.splice(0), (name, err) => log.error(`${name} did not stop cleanly: ${errorMessage(err)}`));
-    await client.close().catch(() => {});
+    await ctx.client.close().catch(() => {});
     queue.close();
     lock.release();
   };
@@ -156,7 +109,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     await stopAll().catch(() => {});
     throw err;
   }
-  bus.emit('running');
+  ctx.bus.emit('running');
   log.info({ input: config.input.dir, format: config.input.format, dataDir: config.dataDir }, 'station-agent running');
 
   let stopping: Promise<void> | undefined;
@@ -164,16 +117,15 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
     config,
     queue,
     log,
-    uploader: upload.uploader,
-    pairing: ingest.pairing,
-    watcher: ingest.watcher,
-    link: upload.link,
-    alerts: alerts.monitor,
-    snapshot,
+    context: ctx,
+    snapshot: () => ctx.state.snapshot(),
     components: components.map((c) => c.name),
-    ingestIdle: () => ingest.pairing.idle(),
-    housekeeping: () => housekeeping.run(),
-    reload: () => reload('reload asked (SIGHUP)'),
+    component: <T extends Component>(type: new (ctx: StationContext) => T): T => {
+      const found = components.find((c): c is T => c instanceof type);
+      if (!found) throw new Error(`no ${type.name} among the daemon's components`);
+      return found;
+    },
+    reload: () => store.reload('reload asked (SIGHUP)'),
     stop: () => (stopping ??= stopAll().then(() => log.info('station-agent stopped'))),
   };
 }

@@ -4,35 +4,38 @@ import type { Config } from '../config/index.js';
 import type { IngestContext } from '../ingest/context.js';
 import { Pairing, type InputFile } from '../ingest/pairing.js';
 import { InputWatcher } from '../ingest/watcher.js';
-import type { Logger } from '../log/index.js';
 import { createStationPolicy } from '../policy/recording-policy.js';
+import type { ChangedKeys } from './changed-keys.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
+import type { StationContext } from './context.js';
 
 /** How long a stop waits for ingest to hand over what it has started. */
 const STOP_IDLE_MS = 3_000;
+
+/** How often WAVs whose result never came are looked for (the spool's `incoming/`). */
+const SWEEP_INCOMING_MS = 60_000;
 
 /**
  * The watcher on `input.dir` and the pairing of result files with their audio, which
  * queues recordings and detections (the ingest context carries the policies, labels
  * and spool). Stopped first of the pipeline, so nothing new enters the queue while the
- * rest stops.
+ * rest stops. Once a minute it discards the WAVs whose result never came.
  */
 export class IngestComponent implements Component {
   readonly name = 'ingest';
   readonly pairing: Pairing;
   readonly watcher: InputWatcher<InputFile>;
-  private policyJson: string;
+  private readonly ingest: IngestContext;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly config: Config,
-    readonly ctx: IngestContext,
-    private readonly deps: { log: Logger; bus: EventBus },
-  ) {
-    const { log, bus } = deps;
-    this.policyJson = JSON.stringify([config.input.minConfidence, config.privacy, config.filters]);
+  constructor(private readonly ctx: StationContext) {
+    const { log, bus } = ctx;
+    const config = ctx.config.current;
+    // Ingest stamps the queue by the expiry clock too: an item queued while the clock is
+    // jumped would otherwise be due, and its gate hold expire, only when that time comes.
+    this.ingest = { ...ctx.prepared.ingest, queueNow: ctx.expiry.now };
     this.pairing = new Pairing({
-      ctx,
+      ctx: this.ingest,
       mode: config.input.format,
       jsonTimeoutMs: config.input.analyzerpiJsonTimeoutSec * 1000,
       recheck: (file, delayMs) => this.watcher.recheck(file, delayMs),
@@ -59,15 +62,18 @@ export class IngestComponent implements Component {
       onSkip: (file, why) => log.warn({ file }, `skipped ${file}: ${why}`),
       onError: (err) => log.error(`watcher: ${err.message}`),
     });
+    ctx.state.publish('watcher', () => ({ ready: this.watcher.isReady, pending: this.watcher.pendingCount, dir: config.input.dir }));
   }
 
   async start(): Promise<void> {
-    if (!existsSync(this.config.input.dir)) {
+    const { dir } = this.ctx.config.current.input;
+    if (!existsSync(dir)) {
       // A card or share mounted late: the watcher and the rescans pick it up when it appears.
-      this.deps.log.warn(`input.dir ${this.config.input.dir} does not exist (yet); waiting for it`);
+      this.ctx.log.warn(`input.dir ${dir} does not exist (yet); waiting for it`);
     }
     await this.watcher.start();
     await this.pairing.sweepIncoming();
+    this.timer = setInterval(() => void this.pairing.sweepIncoming().catch(() => 0), SWEEP_INCOMING_MS);
   }
 
   /**
@@ -75,20 +81,19 @@ export class IngestComponent implements Component {
    * ingest limits apply to the next result file read; one already being read keeps the
    * policy it started with.
    */
-  reload(next: Config): void {
-    const policy = JSON.stringify([next.input.minConfidence, next.privacy, next.filters]);
-    if (policy !== this.policyJson) {
-      this.policyJson = policy;
-      this.ctx.policy = createStationPolicy(next);
-      this.deps.log.info('the station policies changed (input.minConfidence, privacy, filters): applied to the next recording');
+  reload(next: Config, changed: ChangedKeys): void {
+    if (changed.has('input.minConfidence', 'privacy.*', 'filters.*')) {
+      this.ingest.policy = createStationPolicy(next);
+      this.ctx.log.info('the station policies changed (input.minConfidence, privacy, filters): applied to the next recording');
     }
-    this.ctx.minFreeMb = next.disk.minFreeMb;
-    this.ctx.maxResultFileBytes = next.input.maxResultFileMb * 1024 * 1024;
-    this.ctx.lat = next.station.latitude ?? null;
-    this.ctx.lon = next.station.longitude ?? null;
+    this.ingest.minFreeMb = next.disk.minFreeMb;
+    this.ingest.maxResultFileBytes = next.input.maxResultFileMb * 1024 * 1024;
+    this.ingest.lat = next.station.latitude ?? null;
+    this.ingest.lon = next.station.longitude ?? null;
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.timer);
     await this.watcher.close();
     await Promise.race([this.pairing.idle(), delay(STOP_IDLE_MS)]);
     await this.pairing.close();

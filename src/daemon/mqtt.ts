@@ -1,11 +1,7 @@
-import type { Config } from '../config/index.js';
-import type { Logger } from '../log/index.js';
-import type { MqttPublisher, MqttRuntime } from '../mqtt/index.js';
+import type { MqttPublisher } from '../mqtt/index.js';
 import { deactivatePublishing } from '../mqtt/presence.js';
-import type { Queue } from '../queue/index.js';
-import type { RuntimeSnapshot } from '../status/runtime.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
+import type { StationContext } from './context.js';
 
 /**
  * MQTT (docs/MQTT.md): a loop of its own over the queue, loaded only when
@@ -17,19 +13,18 @@ export class MqttComponent implements Component {
   private publisher: MqttPublisher | null = null;
   private retract: Promise<unknown> | null = null;
 
-  constructor(
-    private readonly config: Config,
-    private readonly deps: { queue: Queue; log: Logger; bus: EventBus; snapshot: () => RuntimeSnapshot },
-  ) {
-    deps.bus.on('queued', () => this.publisher?.notify());
-    deps.bus.on('outcome', (o) => {
+  constructor(private readonly ctx: StationContext) {
+    ctx.bus.on('queued', () => this.publisher?.notify());
+    ctx.bus.on('outcome', (o) => {
       if (o.outcome === 'uploaded' || o.outcome === 'reconciled') this.publisher?.notify();
     });
+    // Absent from the snapshot while MQTT is off.
+    ctx.state.publish('mqtt', () => this.publisher?.status());
   }
 
   async start(): Promise<void> {
-    const { config } = this;
-    const { queue, log, bus } = this.deps;
+    const { queue, log, bus, state } = this.ctx;
+    const config = this.ctx.config.current;
     if (!config.mqtt.enabled) {
       deactivatePublishing(queue);
       if (config.mqtt.url) this.retract = import('../mqtt/index.js').then((m) => m.retractFromBroker(config, queue, log));
@@ -40,7 +35,7 @@ export class MqttComponent implements Component {
       config,
       queue,
       log,
-      snapshot: () => this.deps.snapshot(),
+      snapshot: () => state.snapshot(),
       observer: {
         published: (kind, count) => bus.emit('mqttPublished', { kind, count }),
         failed: (stage) => bus.emit('mqttFailed', { stage }),
@@ -52,10 +47,5 @@ export class MqttComponent implements Component {
   async stop(): Promise<void> {
     await this.publisher?.stop();
     await this.retract;
-  }
-
-  /** For the runtime snapshot; undefined when MQTT is off. */
-  status(): MqttRuntime | undefined {
-    return this.publisher?.status();
   }
 }

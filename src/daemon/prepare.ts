@@ -4,14 +4,13 @@ import type { WebhookOptions } from '../alerts/webhook.js';
 import type { Config } from '../config/schema.js';
 import { createIngestContext, type IngestContext } from '../ingest/context.js';
 import type { Logger } from '../log/index.js';
-import { metaLastWrittenAt, openQueue, recoverInFlight, type Queue } from '../queue/index.js';
+import { openQueue, recoverInFlight, type Queue } from '../queue/index.js';
 import { acquireDaemonLock, type DaemonLock } from '../system/daemon-lock.js';
-import { ExpiryClock } from '../upload/expiry-clock.js';
 
 export interface Prepared {
   lock: DaemonLock;
   queue: Queue;
-  ctx: IngestContext;
+  ingest: IngestContext;
   webhook: WebhookOptions | null;
 }
 
@@ -29,31 +28,15 @@ export async function prepare(config: Config, configPath: string | null, log: Lo
   let queue: Queue | undefined;
   try {
     queue = openQueue(path.join(config.dataDir, 'queue.db'));
-    const [ctx, webhook] = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, configPath, (m) => log.warn(m))]);
+    const [ingest, webhook] = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, configPath, (m) => log.warn(m))]);
     const recovered = recoverInFlight(queue);
     if (recovered.recordings + recovered.detections > 0) {
       log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
     }
-    return { lock, queue, ctx, webhook };
+    return { lock, queue, ingest, webhook };
   } catch (err) {
     queue?.close();
     lock.release();
     throw err;
   }
-}
-
-/**
- * Expiries (species gate, spool retention, the budget's day) never follow a clock jumped
- * far ahead of the queue's last write (upload/expiry-clock.ts). Made before anything writes.
- */
-export function expiryClock(queue: Queue, log: Logger, wall: () => number, synced: () => boolean): ExpiryClock {
-  return new ExpiryClock({
-    wall,
-    lastKnown: metaLastWrittenAt(queue),
-    synced,
-    onJump: (at, reference) =>
-      log.warn(
-        `the clock (${new Date(at).toISOString()}) is more than a day ahead of the queue's last known time (${new Date(reference).toISOString()}): expiries (species gate, spool retention, the data budget's day) follow the last known time until the system reports NTP sync or the clock has held for a day`,
-      ),
-  });
 }

@@ -1,5 +1,6 @@
 import { configKeys } from '../config/schema-keys.js';
 import type { Config } from '../config/index.js';
+import { keyMatches } from './changed-keys.js';
 
 /**
  * Which config keys a reload applies at once (docs/OPERATOR.md's table, tested against
@@ -34,29 +35,29 @@ export const RELOAD_AT_ONCE: readonly string[] = [
   'log.level',
 ];
 
-/** Does `pattern` (a key or `section.*`) cover the key `id`? */
-export function keyMatches(pattern: string, id: string): boolean {
-  return pattern.endsWith('.*') ? id.startsWith(pattern.slice(0, -1)) : id === pattern;
-}
-
 export function appliesAtOnce(id: string): boolean {
   return RELOAD_AT_ONCE.some((pattern) => keyMatches(pattern, id));
 }
 
 /**
- * What a reload hands to the components: the running config with every key that applies
- * at once taken from `next`. Keys that need a restart keep their running value, so no
+ * A reload as one diff: the running config with every key that applies at once taken
+ * from `next`, the keys among them whose value changed (what the components are told),
+ * and the changed keys that need a restart, which keep their running value so that no
  * component can half-apply one.
  */
-export function reloadable(running: Config, next: Config): { config: Config; needRestart: string[] } {
+export function reloadable(running: Config, next: Config): { config: Config; changed: string[]; needRestart: string[] } {
   const config = structuredClone(running);
+  const changed: string[] = [];
   const needRestart: string[] = [];
   for (const key of configKeys()) {
     const value = valueAt(next, key.path);
-    if (appliesAtOnce(key.id)) setAt(config, key.path, value);
-    else if (JSON.stringify(valueAt(running, key.path)) !== JSON.stringify(value)) needRestart.push(key.id);
+    if (JSON.stringify(valueAt(running, key.path)) === JSON.stringify(value)) continue;
+    if (appliesAtOnce(key.id)) {
+      setAt(config, key.path, value);
+      changed.push(key.id);
+    } else needRestart.push(key.id);
   }
-  return { config, needRestart };
+  return { config, changed, needRestart };
 }
 
 function valueAt(config: Config, path: readonly string[]): unknown {

@@ -1,10 +1,9 @@
 import { errorMessage } from '../errors.js';
-import type { Logger } from '../log/index.js';
-import { setMeta, type Queue } from '../queue/index.js';
+import { setMeta } from '../queue/index.js';
 import { OuterTransaction } from '../queue/transaction.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../status/runtime.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
+import type { StationContext } from './context.js';
 
 /** How often the reporter looks whether the snapshot changed in a way status shows. */
 const RUNTIME_CHECK_MS = 10_000;
@@ -24,21 +23,14 @@ export class RuntimeReporter implements Component {
   private lastWritten = { at: 0, signature: '' };
   private lastSuccessDirty = false;
 
-  constructor(
-    private readonly deps: {
-      queue: Queue;
-      log: Logger;
-      bus: EventBus;
-      snapshot: () => RuntimeSnapshot;
-      lastSuccessAt: () => number | null;
-    },
-  ) {
-    deps.bus.on('outcome', (o) => {
+  constructor(private readonly ctx: StationContext) {
+    const { bus } = ctx;
+    bus.on('outcome', (o) => {
       if (o.outcome === 'uploaded' || o.outcome === 'reconciled') this.lastSuccessDirty = true;
     });
     // The pause is over: status shows it now, not at the next periodic check.
-    deps.bus.on('tokenAccepted', () => this.write());
-    deps.bus.on('running', () => this.write(true));
+    bus.on('tokenAccepted', () => this.write());
+    bus.on('running', () => this.write(true));
   }
 
   start(): void {
@@ -52,7 +44,7 @@ export class RuntimeReporter implements Component {
 
   /** Writes the snapshot when what status shows changed, or once per heartbeat; `force` writes it now. */
   write(force = false): void {
-    const snap = this.deps.snapshot();
+    const snap = this.ctx.state.snapshot();
     const sig = signature(snap);
     if (!force && sig === this.lastWritten.signature && snap.updatedAt - this.lastWritten.at < RUNTIME_HEARTBEAT_MS) return;
     try {
@@ -61,12 +53,12 @@ export class RuntimeReporter implements Component {
       // to every recording of a station. It reaches the card with the next durable commit
       // (a recording's ingest or outcome, a few seconds later), or at the final close.
       OuterTransaction.run(
-        this.deps.queue,
+        this.ctx.queue,
         'the runtime snapshot',
         () => {
-          setMeta(this.deps.queue, RUNTIME_META_KEY, snap);
-          const at = this.lastSuccessDirty ? this.deps.lastSuccessAt() : null;
-          if (at) setMeta(this.deps.queue, 'lastSuccessAt', at);
+          setMeta(this.ctx.queue, RUNTIME_META_KEY, snap);
+          const at = this.lastSuccessDirty ? (this.ctx.state.get('uploader')?.lastSuccessAt ?? null) : null;
+          if (at) setMeta(this.ctx.queue, 'lastSuccessAt', at);
         },
         { durable: false },
       );
@@ -75,9 +67,9 @@ export class RuntimeReporter implements Component {
       this.dbFailures = 0;
     } catch (err) {
       this.dbFailures++;
-      this.deps.log.error(`cannot write to the queue database: ${errorMessage(err)}`);
+      this.ctx.log.error(`cannot write to the queue database: ${errorMessage(err)}`);
       if (this.dbFailures >= 3) {
-        this.deps.log.fatal('the queue database stays unwritable: exiting for a restart');
+        this.ctx.log.fatal('the queue database stays unwritable: exiting for a restart');
         process.exit(70);
       }
     }

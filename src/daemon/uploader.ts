@@ -1,53 +1,28 @@
-import type { ServiceClient } from '../api/index.js';
 import type { Config } from '../config/index.js';
-import type { SoundscapePreparer } from '../encode/soundscape-preparer.js';
-import type { Logger } from '../log/index.js';
-import { getMeta, setMeta, type Queue } from '../queue/index.js';
-import { LinkPolicy, type LinkSettings } from '../upload/link-policy.js';
+import { clockHold } from '../system/clock-gate.js';
 import type { UploadObserver } from '../upload/ports.js';
 import { bindUploadQueue } from '../upload/upload-queue-sqlite.js';
-import { Uploader, type HoldCheck } from '../upload/uploader.js';
+import { Uploader } from '../upload/uploader.js';
+import type { ChangedKeys } from './changed-keys.js';
 import type { Component } from './component.js';
-import type { EventBus } from './events.js';
-
-export interface UploaderDeps {
-  queue: Queue;
-  log: Logger;
-  bus: EventBus;
-  client: ServiceClient;
-  /** Holds every upload while it returns a reason (the clock gate). */
-  hold: HoldCheck;
-  /** The wall clock of the link policy (windows, budget); tests move it. */
-  now: () => number;
-  /** A new token is also a secret the logger must redact. */
-  tokenChanged: (token: string) => void;
-  /** The encode step: WAVs encoded into memory just before their upload. */
-  soundscapes: SoundscapePreparer;
-}
+import { linkSettings, type StationContext } from './context.js';
 
 /**
- * The upload loop (upload/uploader.ts) with the link policy it asks (windows, data
- * budget, bandwidth cap). Its outcomes go onto the bus; a changed token is used at once.
+ * The upload loop (upload/uploader.ts) over the context's link policy (windows, data
+ * budget, bandwidth cap) and encode step. Uploads wait while the clock gate's published
+ * state says so (system/clock-gate.ts); its outcomes go onto the bus; a changed token is
+ * used at once.
  */
 export class UploaderComponent implements Component {
   readonly name = 'uploader';
   readonly uploader: Uploader;
-  readonly link: LinkPolicy;
-  private token: string | undefined;
-  private linkJson: string;
   /** `privacy.audio: never`: no soundscape is claimed, also of recordings queued before (reloadable). */
   private audioWithheld: boolean;
 
-  constructor(config: Config, private readonly deps: UploaderDeps) {
-    const { queue, log, bus, client } = deps;
-    this.token = config.service.token;
+  constructor(private readonly ctx: StationContext) {
+    const { queue, log, bus, client, link, state } = ctx;
+    const config = ctx.config.current;
     this.audioWithheld = config.privacy.audio === 'never';
-    this.linkJson = JSON.stringify(linkSettings(config));
-    this.link = new LinkPolicy(
-      linkSettings(config),
-      { load: () => getMeta(queue, 'audioBudget'), save: (value) => setMeta(queue, 'audioBudget', value) },
-      deps.now,
-    );
     const observer: UploadObserver = {
       outcome: (kind, outcome, durationMs, bytes) => bus.emit('outcome', { kind, outcome, durationMs, bytes }),
       tokenAccepted: () => bus.emit('tokenAccepted'),
@@ -64,18 +39,20 @@ export class UploaderComponent implements Component {
         reconcileDelayMs: 2 * config.service.timeoutMs,
         // A request never takes longer than its timeout, so a short timeout keeps stops short.
         stopGraceMs: Math.min(5_000, config.service.timeoutMs),
-        link: this.link,
+        link,
         audioWithheld: () => this.audioWithheld,
         // Due times and waits by the expiry clock, like ingest's stamps: a retry put off
         // while the clock is at 2100 must not wait for 2100 once the clock is right.
-        now: deps.now,
-        soundscapes: deps.soundscapes,
+        now: ctx.expiry.now,
+        soundscapes: ctx.encode.soundscapes,
       },
-      deps.hold,
+      () => clockHold(ctx.config.current.clock.requireSync, state.get('clock') ?? 'unknown'),
       observer,
     );
     bus.on('queued', () => this.uploader.notify());
     bus.on('sendable', () => this.uploader.notify());
+    state.publish('uploader', () => this.uploader.status());
+    state.publish('link', () => link.status());
   }
 
   start(): void {
@@ -84,34 +61,25 @@ export class UploaderComponent implements Component {
 
   async stop(): Promise<void> {
     await this.uploader.stop();
-    this.link.audioDone();
+    this.ctx.link.audioDone();
   }
 
   /** New link settings apply to the next claim; a new token is used at once (a pause on a refused token probes with it now). */
-  reload(next: Config): void {
-    if ((next.privacy.audio === 'never') !== this.audioWithheld) {
+  reload(next: Config, changed: ChangedKeys): void {
+    const { log, link } = this.ctx;
+    if (changed.has('privacy.audio')) {
       this.audioWithheld = next.privacy.audio === 'never';
       this.uploader.notify();
     }
     this.uploader.retune({ noSoundscapeAfterMs: next.upload.noSoundscapeAfterSec * 1000 });
-    const link = linkSettings(next);
-    if (JSON.stringify(link) !== this.linkJson) {
-      this.linkJson = JSON.stringify(link);
-      this.link.update(link);
-      this.deps.log.info('the link settings changed (upload windows, bandwidth cap, data budget): applied');
+    if (changed.has('upload.windows', 'upload.windowsAudioOnly', 'upload.audioBytesPerSec', 'upload.audioBytesPerDay')) {
+      link.update(linkSettings(next));
+      log.info('the link settings changed (upload windows, bandwidth cap, data budget): applied');
       this.uploader.notify();
     }
-    const token = next.service.token;
-    if (!token || token === this.token) return;
-    this.deps.tokenChanged(token);
-    this.deps.client.setToken(token);
-    this.token = token;
-    this.deps.log.info('the station token changed, using the new one now');
+    // The client and the logger have the new token already (context.ts).
+    if (!next.service.token || !changed.has('service.token')) return;
+    log.info('the station token changed, using the new one now');
     this.uploader.tokenChanged();
   }
-}
-
-function linkSettings(config: Config): LinkSettings {
-  const { windows, windowsAudioOnly, audioBytesPerSec, audioBytesPerDay } = config.upload;
-  return { windows, windowsAudioOnly, audioBytesPerSec, audioBytesPerDay, zone: config.station.timezone };
 }

@@ -3,10 +3,10 @@ import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/config/validate.js';
 import { ClockGate } from '../../src/daemon/clock-gate.js';
-import { EventBus } from '../../src/daemon/events.js';
 import { openQueue } from '../../src/queue/index.js';
 import type { ClockSyncState } from '../../src/system/clock.js';
 import { tempDir } from '../helpers/paths.js';
+import { stationContext } from '../helpers/station-context.js';
 
 /**
  * How often the daemon asks the system about its clock: where timesyncd's file is missing
@@ -43,16 +43,16 @@ async function questionsInAnHour(answers: (n: number) => ClockSyncState): Promis
   let now = 0;
   const at: number[] = [];
   const gate = new ClockGate(
-    config,
-    { queue, log: pino({ level: 'silent' }), bus: new EventBus() },
-    {
-      probe: () => {
-        at.push(now / MINUTE);
-        return Promise.resolve(answers(at.length));
+    stationContext(config, queue, pino({ level: 'silent' }), {
+      clock: {
+        probe: () => {
+          at.push(now / MINUTE);
+          return Promise.resolve(answers(at.length));
+        },
+        // The answer and the tick drift a little, as they do on a station.
+        monotonic: () => now + 3,
       },
-      // The answer and the tick drift a little, as they do on a station.
-      monotonic: () => now + 3,
-    },
+    }),
   );
   await gate.start();
   for (let minute = 1; minute <= 60; minute++) {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configKeys } from '../../src/config/schema-keys.js';
-import { appliesAtOnce, keyMatches, RELOAD_AT_ONCE } from '../../src/daemon/reload-keys.js';
+import { keyMatches } from '../../src/daemon/changed-keys.js';
+import { appliesAtOnce, RELOAD_AT_ONCE } from '../../src/daemon/reload-keys.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /** docs/OPERATOR.md's reload table against src/daemon/reload-keys.ts, key by key of the schema. */

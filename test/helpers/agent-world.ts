@@ -4,7 +4,14 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { Detection, Soundscape } from '../../src/wire/types.js';
+import { AlertsComponent } from '../../src/daemon/alerts.js';
+import { Housekeeping } from '../../src/daemon/housekeeping.js';
 import { startDaemon, type DaemonOptions, type RunningDaemon } from '../../src/daemon/index.js';
+import { IngestComponent } from '../../src/daemon/ingest.js';
+import { UploaderComponent } from '../../src/daemon/uploader.js';
+import type { AlertMonitor } from '../../src/alerts/monitor.js';
+import type { LinkPolicy } from '../../src/upload/link-policy.js';
+import type { Uploader } from '../../src/upload/uploader.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '@station-agent/emulator';
 import { openQueue, queueCounts, type QueueCounts } from '../../src/queue/index.js';
 import { deepMerge } from './merge.js';
@@ -19,6 +26,32 @@ export const REAL_LABELS = realFixture('birdnet-analyzer_labels_V2.4', 'BirdNET_
  * port, an input folder, a data folder and a config file, and the agent started
  * in-process through the same `startDaemon` that `station-agent run` uses.
  */
+/** The running daemon with the parts tests drive and watch, found through its components and context. */
+export interface TestDaemon extends RunningDaemon {
+  uploader: Uploader;
+  link: LinkPolicy;
+  /** The alert monitor, when `alerts.webhook.url` is set. */
+  alerts: AlertMonitor | null;
+  /** Resolves when ingest has handed over everything it has seen so far. */
+  ingestIdle(): Promise<void>;
+  /** Runs the periodic sweeps now: stale incoming WAVs, then spool retention and analyzer files after upload. */
+  housekeeping(): Promise<void>;
+}
+
+export function testDaemon(daemon: RunningDaemon): TestDaemon {
+  const ingest = daemon.component(IngestComponent);
+  return Object.assign(daemon, {
+    uploader: daemon.component(UploaderComponent).uploader,
+    link: daemon.context.link,
+    alerts: daemon.component(AlertsComponent).monitor,
+    ingestIdle: () => ingest.pairing.idle(),
+    housekeeping: async () => {
+      await ingest.pairing.sweepIncoming();
+      await daemon.component(Housekeeping).run();
+    },
+  });
+}
+
 export interface AgentWorld {
   root: string;
   inputDir: string;
@@ -28,9 +61,9 @@ export interface AgentWorld {
   client: ServiceClient;
   /** Every line the agent logged (JSON). */
   logLines: string[];
-  daemon: RunningDaemon | null;
+  daemon: TestDaemon | null;
   /** `extra`: daemon options beyond the config file (an injected wall clock, the alert check interval). */
-  startAgent(extra?: Pick<DaemonOptions, 'now' | 'alertCheckMs'>): Promise<RunningDaemon>;
+  startAgent(extra?: Pick<DaemonOptions, 'now' | 'alertCheckMs'>): Promise<TestDaemon>;
   stopAgent(): Promise<void>;
   counts(): QueueCounts;
   /** Waits until nothing waits in the queue (all uploaded, failed or dropped). */
@@ -90,7 +123,7 @@ export async function createAgentWorld(options: WorldOptions = {}): Promise<Agen
     daemon: null,
     async startAgent(extra = {}) {
       const logger = pino({ level: 'debug' }, sink);
-      world.daemon = await startDaemon({ path: configPath, env: {}, logger, ...extra });
+      world.daemon = testDaemon(await startDaemon({ path: configPath, env: {}, logger, ...extra }));
       return world.daemon;
     },
     async stopAgent() {

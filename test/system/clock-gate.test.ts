@@ -3,11 +3,11 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/validate.js';
 import { ClockGate } from '../../src/daemon/clock-gate.js';
-import { EventBus } from '../../src/daemon/events.js';
 import { openQueue, type Queue } from '../../src/queue/index.js';
 import { clockCheck } from '../../src/status/doctor/local-checks.js';
 import type { ClockSyncState } from '../../src/system/clock.js';
 import { clockHold, type RequireSync } from '../../src/system/clock-gate.js';
+import { stationContext } from '../helpers/station-context.js';
 import { tempDir } from '../helpers/paths.js';
 
 /**
@@ -57,7 +57,7 @@ describe('the clock gate', () => {
     for (const state of STATES) {
       it(`doctor and the daemon agree: requireSync ${mode}, clock ${state}`, async () => {
         const c = config(mode);
-        const gate = new ClockGate(c, { queue: queue(), log: pino({ level: 'silent' }), bus: new EventBus() });
+        const gate = new ClockGate(stationContext(c, queue(), pino({ level: 'silent' })));
         gate.state = state;
         const holds = gate.hold() !== null;
         expect(holds).toBe(clockHold(mode, state) !== null);

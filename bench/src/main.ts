@@ -10,6 +10,7 @@ import { runFlac } from './flac.js';
 import { runIdle } from './idle.js';
 import { runIngest } from './ingest.js';
 import { runLatency } from './latency.js';
+import { runNames } from './name-check.js';
 import { machineInfo } from './machine.js';
 import { parseBenchOptions, type BenchOptions, type Section } from './options.js';
 import { REPO_ROOT } from './proc.js';
@@ -40,6 +41,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   bandwidth: runBandwidth,
   backlog: runBacklog,
   writes: runWrites,
+  names: runNames,
 };
 
 async function main(): Promise<number> {

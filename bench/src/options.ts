@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -125,7 +125,7 @@ interface Flags {
 
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const program = new Command('bench')
-    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, start-up and status on a large queue, a backlog under a Pi-sized cgroup, writes per recording (fsyncs, queue and audio bytes)')
+    .description('measure the agent: drain throughput, ingest rate, latency, FLAC speed, CPU per recording against the analyzerpi uploader, memory, idle CPU, start-up and status on a large queue, a backlog under a Pi-sized cgroup, writes per recording (fsyncs, queue and audio bytes), unknown filter names checked against the labels')
     .option('--json', 'print one JSON document instead of the table')
     .option('--save <file>', 'also write the JSON document to this file')
     .option('--quick', 'small sizes and short idle windows (under a minute)')

@@ -91,7 +91,7 @@ describe('npm run bench (tiny sizes)', () => {
       'memory.steadyVsBare',
       'ingest.table.peakRssMb',
     ];
-    if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed');
+    if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed', 'names.suggest500');
     for (const id of targeted) {
       const f = byId.get(id);
       expect(f, id).toBeDefined();

@@ -1,6 +1,5 @@
-import { editDistance } from '../config/edit-distance.js';
 import type { Config } from '../config/index.js';
-import { nameKey } from './names.js';
+import { NameSuggester } from './name-suggest.js';
 
 /**
  * Names in the config that no labels file knows: a class `Human` where the labels say
@@ -55,28 +54,11 @@ export function describeUnknownName(u: UnknownName): string {
   );
 }
 
-/**
- * The known name the configured one most likely meant: one that holds it as whole words
- * (`Human` -> `Human vocal`), else the nearest by edit distance within a third of its
- * length (`Turdus merla` -> `Turdus merula`).
- */
+/** One index per labels, built at the first name they do not know (most configs have none). */
+const suggesters = new WeakMap<KnownNames, NameSuggester>();
+
 function closeMatch(name: string, known: KnownNames): string | undefined {
-  const key = nameKey(name);
-  if (key.length === 0) return undefined;
-  const words = new RegExp(`(^| )${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( |$)`);
-  const limit = Math.max(1, Math.floor(key.length / 3));
-  let containing: string | undefined;
-  let nearest: string | undefined;
-  let nearestDistance = limit + 1;
-  for (const candidate of known.names()) {
-    const c = nameKey(candidate);
-    if (words.test(c) && (containing === undefined || candidate.length < containing.length)) containing = candidate;
-    if (Math.abs(c.length - key.length) > limit) continue;
-    const d = editDistance(key, c);
-    if (d < nearestDistance) {
-      nearestDistance = d;
-      nearest = candidate;
-    }
-  }
-  return containing ?? nearest;
+  let suggester = suggesters.get(known);
+  if (!suggester) suggesters.set(known, (suggester = new NameSuggester(known.names())));
+  return suggester.suggest(name);
 }

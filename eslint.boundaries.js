@@ -19,7 +19,7 @@
 export const RANKS = [
   ['cli'],
   ['daemon'],
-  ['status', 'metrics', 'alerts', 'mqtt'],
+  ['status', 'metrics', 'alerts', 'mqtt', 'audit'],
   ['ingest'],
   ['policy'],
   ['upload'],

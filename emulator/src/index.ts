@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildEmulatorApp, type EmulatorApp } from './app.js';
 import type { EmulatorEvents } from './events.js';
+import type { Lie } from './faults/lies.js';
 import type { FaultSpec } from './faults/spec.js';
 import type { EmulatorOptions } from './options.js';
 import type { EmulatorStore } from './store/index.js';
@@ -9,6 +10,7 @@ export { buildEmulatorApp, type EmulatorApp } from './app.js';
 export type { EmulatorContext } from './context.js';
 export { EmulatorOptionError } from './errors.js';
 export { EmulatorEvents, type EmulatorEventMap } from './events.js';
+export type { Lie } from './faults/lies.js';
 export { FAULT_KEYS, describeFaults, normalizeFaults, parseFaultString, type FaultSpec, type NormalizedFaults } from './faults/spec.js';
 export {
   DEFAULT_ID_OFFSET,
@@ -39,6 +41,8 @@ export interface RunningEmulator {
   events: EmulatorEvents;
   /** Replaces the fault spec at runtime (null turns faults off); the fault generator restarts from the seed. */
   setFaults(spec: string | FaultSpec | null): void;
+  /** Every lie told since start (`lose-*`, `alter-*`, `second-uploader` faults), oldest first. */
+  lies(): readonly Lie[];
   /** Stops listening, cuts open connections (including ones held by timeout faults), closes the store. */
   close(): Promise<void>;
 }
@@ -66,6 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     store: context.store,
     events: context.events,
     setFaults: (spec) => context.faults.set(spec),
+    lies: () => context.faults.lies.told,
     close: () => (closing ??= app.close()),
   };
 }

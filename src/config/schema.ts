@@ -621,8 +621,23 @@ const webhookSchema = z.strictObject({
     .meta({ examples: [''] }),
 });
 
+const heartbeatSchema = z.strictObject({
+  url: httpUrl()
+    .nullable()
+    .default(null)
+    .describe(
+      'A dead-man\'s switch: while the agent is healthy it sends a GET to this URL every `alerts.heartbeat.intervalSec`; while it is not (uploads failing, disk low, clock held, queue not draining) a POST to the URL + `/fail` with a one-line reason. The healthchecks.io and Uptime Kuma push convention (docs/OPERATOR.md, "Heartbeat"). The URL is a secret: never logged or shown, only its origin. null: no heartbeat.',
+    )
+    .meta({ examples: ['https://hc-ping.com/0b0c4f3e-5d1a-4f7e-9a2b-1c2d3e4f5a6b'], typeText: 'URL' }),
+  intervalSec: wholeBetween(10, 86_400)
+    .default(300)
+    .describe('Seconds between two pings. Set the monitor\'s period to this and its grace to a few periods.')
+    .meta({ examples: [300] }),
+});
+
 const alertsSchema = z.strictObject({
   webhook: webhookSchema.prefault({}).describe('The HTTP webhook alerts go to.'),
+  heartbeat: heartbeatSchema.prefault({}).describe('Pings to an external monitor that alerts when they stop (the station is dead) or say `/fail`.'),
   noUploadHours: between(0.01, 720)
     .default(6)
     .describe(
@@ -639,6 +654,25 @@ const alertsSchema = z.strictObject({
     .default(3_600)
     .describe('Least seconds between two notifications of the same alert (firing or resolved), so a flapping link does not spam.')
     .meta({ examples: [3_600] }),
+});
+
+const auditSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Audit delivery: once a day (yesterday, at `audit.hour`) and for the last hour after an outage or a reconciliation, compare what the service holds for the station with what it acknowledged (docs/OPERATOR.md, "Verified delivery"). Runs only while uploads and audio may go (upload windows, data budget), paced by the bandwidth cap.',
+    )
+    .meta({ examples: [true] }),
+  repair: z
+    .enum(['report', 'requeue'])
+    .default('requeue')
+    .describe('What the audit does with an item acknowledged but missing at the service: `requeue` sends it again, once (a soundscape only while its audio is still in the spool, `retention.keepUploadedDays`), then reports it; `report` only reports. Altered and foreign items are always only reported.')
+    .meta({ examples: ['requeue'] }),
+  hour: wholeBetween(0, 23)
+    .default(3)
+    .describe('The local hour from which the daily audit of yesterday runs (it waits for the upload window and an empty queue).')
+    .meta({ examples: [3] }),
 });
 
 const logSchema = z
@@ -686,6 +720,7 @@ export const configSchema = z.strictObject({
     .describe(
       'Notifications to the station\'s owner: nothing uploaded for `alerts.noUploadHours` while items wait, uploads paused (token refused, soundscape format refused, clock not synchronised), disk low; and again when each recovers.',
     ),
+  audit: auditSchema.prefault({}).describe('The delivery audit: does the service hold what it acknowledged?'),
   log: logSchema.prefault({}).describe('Logging.'),
 });
 

@@ -31,6 +31,16 @@ export { dropItems, type DropResult, type DroppedItem } from './drop-items.js';
 export { clearSpoolPath, spoolFilesToDelete, spoolUsage, type RetentionOptions, type SpoolFile, type SpoolUsage } from './retention.js';
 export { attachAudio, type AttachedAudio } from './attach-audio.js';
 export { isRemoteIdTaken } from './remote-ids.js';
+export {
+  deliveredDetections,
+  deliveredRecordings,
+  deliveredSpeciesCounts,
+  requeueMissing,
+  waitingInstants,
+  type DeliveredDetection,
+  type DeliveredRecording,
+  type RequeueOutcome,
+} from './delivered.js';
 export { deleteMeta, getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally } from './meta.js';
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';

@@ -344,6 +344,20 @@ ${ITEM_STATE_COLUMNS}
           WHERE kind = 'recording' AND state = 'pending';
       `),
   },
+  {
+    version: 15,
+    name: 'delivery audit',
+    // What the delivery audit (src/audit/) holds the service's answers against: the bytes
+    // of the FLAC that was sent (the spool's `filesize` is the WAV's when the encode step
+    // made the FLAC in memory), and whether the audit already re-queued an item it found
+    // missing (once; the next time it is reported). Added columns: no row is rewritten.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE recordings ADD COLUMN sent_bytes INTEGER;
+        ALTER TABLE recordings ADD COLUMN audit_requeued INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE detections ADD COLUMN audit_requeued INTEGER NOT NULL DEFAULT 0;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -28,6 +28,7 @@ import { spoolOf, type SpoolTotal } from './waiting-spool.js';
  * | failed    | pending   | operator `queue retry`                                              |
  * | pending   | dropped   | operator `queue drop` (logged)                                      |
  * | failed    | dropped   | operator `queue drop` (logged); dropping twice is refused, not repeated |
+ * | uploaded  | pending   | the delivery audit: acknowledged, then missing at the service (once) |
  *
  * `sending` means only that: a request with the item may be at the service (or on its
  * way). Encoding is not a state: a WAV is encoded into memory before its claim (nothing
@@ -53,6 +54,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'failed', to: 'pending', when: 'operator queue retry' },
   { from: 'pending', to: 'dropped', when: 'operator queue drop; species gate expired; recording without audio retired; audio withheld (privacy.audio never)' },
   { from: 'failed', to: 'dropped', when: 'operator queue drop; audio withheld (privacy.audio never)' },
+  { from: 'uploaded', to: 'pending', when: 'the delivery audit: acknowledged, then missing at the service (once)' },
 ];
 
 /** The states an item may be in to move to `to`, in table order. */
@@ -88,6 +90,10 @@ export interface TransitionPatch {
   filesize?: number | null;
   durationS?: number | null;
   sampleRate?: number | null;
+  /** Recordings only: the bytes of the FLAC sent (the delivery audit's filesize). */
+  sentBytes?: number | null;
+  /** The delivery audit re-queued the item (it does so once). */
+  auditRequeued?: boolean;
 }
 
 const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
@@ -103,9 +109,11 @@ const PATCH_COLUMNS: Record<keyof TransitionPatch, string> = {
   filesize: 'filesize',
   durationS: 'duration_s',
   sampleRate: 'sample_rate',
+  sentBytes: 'sent_bytes',
+  auditRequeued: 'audit_requeued',
 };
 
-const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate']);
+const RECORDING_ONLY = new Set<keyof TransitionPatch>(['spoolPath', 'audioFormat', 'filesize', 'durationS', 'sampleRate', 'sentBytes']);
 /** The patch keys that change a recording's spool file (the kept total of the waiting ones, waiting-spool.ts). */
 const SPOOL_COLUMNS: readonly (keyof TransitionPatch)[] = ['spoolPath', 'filesize'];
 type SpoolRow = { spool_path: string | null; filesize: number | null };

@@ -22,6 +22,8 @@ export interface SendResult {
   remoteId: number;
   reconciled: boolean;
   bytes?: number;
+  /** A soundscape's FLAC as sent (or as it would have been, for one adopted), when known: the queue keeps it for the delivery audit. */
+  sentBytes?: number;
 }
 
 /**
@@ -46,16 +48,17 @@ const BODY_PIECE = 64 * 1024;
  * from memory or from the spool alike.
  */
 export async function sendRecording(ctx: SendContext, item: RecordingItem, body: SoundscapeBody = {}): Promise<SendResult> {
+  // The size posted is the FLAC's: from memory, or the spool file's.
+  const sentBytes = body.flac?.length ?? (item.audioFormat === 'flac' ? (item.filesize ?? undefined) : undefined);
   if (item.reconcile) {
     const found = await findSoundscape(
       ctx.api,
-      // The size posted is the FLAC's: from memory, or the spool file's.
-      { timestamp: item.timestamp, durationS: item.durationS, filesize: body.flac?.length ?? (item.audioFormat === 'flac' ? item.filesize : null) },
+      { timestamp: item.timestamp, durationS: item.durationS, filesize: sentBytes ?? null },
       (id) => ctx.isRemoteIdTaken('recording', id),
       ctx.signal,
     );
     if (found != null) {
-      return { remoteId: found, reconciled: true };
+      return { remoteId: found, reconciled: true, sentBytes };
     }
   }
   if (body.fault) throw body.fault;
@@ -65,7 +68,7 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem, body:
   // The day's count of the link policy is written with this upload's outcome (the uploader's commit).
   const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: item.spoolPath };
   const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
-  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
+  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined, sentBytes };
 }
 
 /**
@@ -82,7 +85,7 @@ async function sendFromMemory(ctx: SendContext, item: RecordingItem, flac: Buffe
     throw err;
   }
   ctx.link?.audioSent(flac.length);
-  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined };
+  return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined, sentBytes: flac.length };
 }
 
 function* pieces(data: Buffer, size: number): Generator<Buffer> {

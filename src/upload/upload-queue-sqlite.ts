@@ -33,7 +33,7 @@ export function bindUploadQueue(q: Queue, now: () => number = Date.now): UploadQ
     claimEncoded: (args) => claimEncoded(q, args),
     failUnencodable: (id, spoolPath, args) => markUnencodable(q, id, spoolPath, { ...args, now: now() }),
     nextDueAt: ({ now, ...waits }) => nextDueAt(q, now, waits),
-    markUploaded: (kind, id, remoteId) => void markUploaded(q, kind, id, remoteId, { now: now() }),
+    markUploaded: (kind, id, remoteId, sentBytes) => void markUploaded(q, kind, id, remoteId, { now: now(), sentBytes }),
     retryLater: (kind, id, args) => void markRetry(q, kind, id, { ...args, now: now() }),
     outcomeUnknown: (kind, id, args) => void markUnknown(q, kind, id, { ...args, now: now() }),
     fail: (kind, id, args) => void markFailed(q, kind, id, { ...args, now: now() }),

@@ -23,7 +23,8 @@ export interface UploadQueue extends CommitQueue {
   failUnencodable(id: number, spoolPath: string, args: { error: string; code: string }): boolean;
   /** When the next item a claim with these waits could take becomes due (a backoff ends, a no-audio wait ends), to sleep until then. */
   nextDueAt(args: { now: number } & DetectionWaits): number | null;
-  markUploaded(kind: ItemKind, id: number, remoteId: number): void;
+  /** `sentBytes`: a recording's FLAC as sent, when known (the delivery audit's filesize). */
+  markUploaded(kind: ItemKind, id: number, remoteId: number, sentBytes?: number): void;
   /** Back to waiting after a transient failure; an item being reconciled stays `unknown`. */
   retryLater(kind: ItemKind, id: number, args: { error: string; code: string; nextAttemptAt: number }): void;
   outcomeUnknown(kind: ItemKind, id: number, args: { error: string; code: string; nextAttemptAt: number }): void;

@@ -552,7 +552,7 @@ export class Uploader {
     this.adopting.add(key);
     try {
       const recorded = this.commits.record(() => {
-        this.queue.markUploaded(kind, id, result.remoteId);
+        this.queue.markUploaded(kind, id, result.remoteId, result.sentBytes);
         if (kind === 'recording') this.options.link?.audioDone();
       });
       this.outcomeArrived();

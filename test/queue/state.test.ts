@@ -120,7 +120,7 @@ describe('transition', () => {
   it('refuses a from state outside the restriction even when the table allows it', () => {
     const id = itemIn('recording', 'failed');
     expect(() => transition(q, 'recording', id, 'pending', {}, { from: ['sending'] })).toThrow(/from failed to pending/);
-    expect(() => transition(q, 'recording', id, 'pending', {}, { from: ['uploaded'] })).toThrow(/no transition from uploaded to pending/);
+    expect(() => transition(q, 'recording', id, 'pending', {}, { from: ['dropped'] })).toThrow(/no transition from dropped to pending/);
   });
 
   it('names a missing item with ERR_QUEUE_NOT_FOUND', () => {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { driftBody, type DurationForm } from './drift.js';
+import { Lies } from './lies.js';
 import { seededRandom } from './random.js';
 import { normalizeFaults, type FaultSpec, type NormalizedFaults } from './spec.js';
 
@@ -38,15 +39,19 @@ export class FaultInjector {
   private readonly dropped = new WeakSet<FastifyRequest>();
   private readonly drifted = new WeakMap<FastifyRequest, DurationForm>();
   private readonly held = new Set<Socket>();
+  /** What the service misreports about accepted uploads (lies.ts); set with the same spec. */
+  readonly lies: Lies;
 
   constructor(private readonly seed: number) {
     this.random = seededRandom(seed);
+    this.lies = new Lies(seed);
   }
 
   /** Replaces the faults (null or `''` turns them off). Throws EmulatorOptionError on a bad spec. */
   set(spec: string | FaultSpec | null | undefined): void {
     this.faults = spec === null || spec === undefined ? null : normalizeFaults(spec);
     this.random = seededRandom(this.seed);
+    this.lies.reset(this.faults);
   }
 
   get active(): NormalizedFaults | null {

@@ -22,6 +22,22 @@ export interface FaultSpec {
   drop?: number;
   /** Share of successful JSON answers reshaped as the real service's answers have drifted (see drift.ts). */
   drift?: number;
+  /**
+   * The lies (lies.ts): shares of accepted uploads the service then misreports. They
+   * apply to every accepted upload, whatever `methods` and `paths` say, and add to none
+   * of the outcome shares. One draw per soundscape picks one of lose, alter the
+   * filesize or alter the duration; a second draw decides the second uploader's copy.
+   */
+  /** Share of accepted soundscapes answered 201 with an id, then never served (not listed, 404). */
+  loseSoundscape?: number;
+  /** Share of accepted detections answered 201 with an id, then never served. */
+  loseDetection?: number;
+  /** Share of accepted soundscapes stored with a filesize other than the bytes received. */
+  alterFilesize?: number;
+  /** Share of accepted soundscapes stored with a duration 7 s longer than the audio's. */
+  alterDuration?: number;
+  /** Share of accepted soundscapes and detections a second uploader posts again under the same token. */
+  secondUploader?: number;
   /** Methods the faults apply to (default POST only). */
   methods?: ('GET' | 'POST')[];
   /** Regular expression the request path must match (default: every `/api/v1` path). */
@@ -38,6 +54,11 @@ export interface NormalizedFaults {
   timeout: number;
   drop: number;
   drift: number;
+  loseSoundscape: number;
+  loseDetection: number;
+  alterFilesize: number;
+  alterDuration: number;
+  secondUploader: number;
   methods: ReadonlySet<string>;
   paths: RegExp | undefined;
 }
@@ -57,6 +78,11 @@ export const FAULT_KEYS = [
   { key: 'timeout', field: 'timeout' },
   { key: 'drop', field: 'drop' },
   { key: 'drift', field: 'drift' },
+  { key: 'lose-soundscape', field: 'loseSoundscape' },
+  { key: 'lose-detection', field: 'loseDetection' },
+  { key: 'alter-filesize', field: 'alterFilesize' },
+  { key: 'alter-duration', field: 'alterDuration' },
+  { key: 'second-uploader', field: 'secondUploader' },
   { key: 'methods', field: 'methods' },
   { key: 'paths', field: 'paths' },
 ] as const satisfies readonly { key: string; field: keyof FaultSpec }[];
@@ -64,7 +90,7 @@ export const FAULT_KEYS = [
 const FIELD_OF = new Map<string, keyof FaultSpec>(FAULT_KEYS.map((k) => [k.key, k.field]));
 const KEY_OF = new Map<string, string>(FAULT_KEYS.map((k) => [k.field, k.key]));
 
-const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop', 'drift'] as const;
+const SHARES = ['error5xx', 'html', 'rate429', 'timeout', 'drop', 'drift', 'loseSoundscape', 'loseDetection', 'alterFilesize', 'alterDuration', 'secondUploader'] as const;
 const METHODS = ['GET', 'POST'] as const;
 
 /** `field` is a FaultSpec field or a string-form key; the message names the string-form key. */
@@ -130,6 +156,8 @@ export function normalizeFaults(input: string | FaultSpec): NormalizedFaults {
       fail(key, `must be a number >= 0, got ${JSON.stringify(value)}`);
     }
   }
+  const lieShare = (spec.loseSoundscape ?? 0) + (spec.alterFilesize ?? 0) + (spec.alterDuration ?? 0);
+  if (lieShare > 1 + 1e-9) fail('lose-soundscape+alter-filesize+alter-duration', `must add up to at most 1, got ${lieShare}`);
   const outcomeShare = (spec.timeout ?? 0) + (spec.rate429 ?? 0) + (spec.error5xx ?? 0) + (spec.drop ?? 0);
   if (outcomeShare > 1 + 1e-9) fail('5xx+429+timeout+drop', `must add up to at most 1, got ${outcomeShare}`);
   const methods = spec.methods ?? ['POST'];
@@ -153,6 +181,11 @@ export function normalizeFaults(input: string | FaultSpec): NormalizedFaults {
     timeout: spec.timeout ?? 0,
     drop: spec.drop ?? 0,
     drift: spec.drift ?? 0,
+    loseSoundscape: spec.loseSoundscape ?? 0,
+    loseDetection: spec.loseDetection ?? 0,
+    alterFilesize: spec.alterFilesize ?? 0,
+    alterDuration: spec.alterDuration ?? 0,
+    secondUploader: spec.secondUploader ?? 0,
     methods: new Set(methods),
     paths,
   };

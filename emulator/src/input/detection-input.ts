@@ -53,10 +53,13 @@ export function readDetectionInput(
 
   const soundscapeId = input.integer('soundscapeId');
   const soundscape = soundscapeId === undefined ? undefined : store.soundscapes.byId(soundscapeId);
-  if (soundscapeId !== undefined && soundscape?.stationId !== station.id) input.add('soundscapeId', MESSAGES.mustExist);
+  // A soundscape the `lose-soundscape` lie lost was accepted: its detections are too, without it.
+  const lost = soundscapeId === undefined || soundscape ? undefined : context.faults.lies.lostSoundscape(soundscapeId);
+  const heard = soundscape ?? lost;
+  if (soundscapeId !== undefined && heard?.stationId !== station.id) input.add('soundscapeId', MESSAGES.mustExist);
   const recording =
-    soundscape?.stationId === station.id
-      ? { startMs: soundscape.timestampMs, durationSeconds: soundscape.duration, zone: station.timezone }
+    heard?.stationId === station.id
+      ? { startMs: heard.timestampMs, durationSeconds: heard.duration, zone: station.timezone }
       : undefined;
   const start = input.secondsInto('soundscapeStartTime', recording);
   const end = input.secondsInto('soundscapeEndTime', recording, { endsPastRecording: true });

@@ -22,6 +22,7 @@ export function detectionRoutes(app: FastifyInstance, context: EmulatorContext):
       success: true,
       detection: new DetectionPresenter(context, station).render(detection, { withSoundscapeId: true, withShortlist: true }),
     };
+    context.faults.lies.detectionStored(store, detection);
     return reply.code(201).send(body);
   });
 

@@ -127,6 +127,8 @@ export function soundscapeRoutes(app: FastifyInstance, context: EmulatorContext)
     upload.post('/soundscapes', async (request, reply) => {
       const soundscape = await storeUpload(context, request);
       const body: SoundscapeResponse = { success: true, soundscape: render(stationOf(request), soundscape, false) };
+      // The answer is the truth; what is served afterwards may not be (faults/lies.ts).
+      await context.faults.lies.soundscapeStored(store, context.dataDir, soundscape);
       return reply.code(201).send(body);
     });
     done();

@@ -115,6 +115,11 @@ export class DetectionStore {
       .map(toDetectionRecord);
   }
 
+  /** Removes a detection (the `lose-detection` lie). */
+  delete(id: number): void {
+    this.db.prepare('DELETE FROM detections WHERE id = ?').run(id);
+  }
+
   /** The detections of a soundscape in the order they occur in it. */
   bySoundscape(soundscapeId: number): DetectionRecord[] {
     return this.db

@@ -64,6 +64,18 @@ export class SoundscapeStore {
     return this.byId(Number(result.lastInsertRowid))!;
   }
 
+  /** Removes a soundscape no detection references (the `lose-soundscape` lie). */
+  delete(id: number): void {
+    this.db.prepare('DELETE FROM soundscapes WHERE id = ?').run(id);
+  }
+
+  /** Changes what is said of a stored soundscape (the `alter-*` lies). */
+  alter(id: number, change: { filesize?: number; duration?: number }): void {
+    this.db
+      .prepare('UPDATE soundscapes SET filesize = COALESCE(@filesize, filesize), duration = COALESCE(@duration, duration) WHERE id = @id')
+      .run({ id, filesize: change.filesize ?? null, duration: change.duration ?? null });
+  }
+
   /**
    * One page of a station's soundscapes, newest first (ties by id). An unknown
    * cursor (not a soundscape of this station) yields an empty page.

@@ -21,6 +21,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'ingest', load: async () => (await import('./ingest.js')).registerIngestCommand },
   { name: 'api', load: async () => (await import('./api.js')).registerApiCommand },
   { name: 'watch', load: async () => (await import('./watch.js')).registerWatchCommand },
+  { name: 'audit', load: async () => (await import('./audit.js')).registerAuditCommand },
   { name: 'doctor', load: async () => (await import('./doctor.js')).registerDoctorCommand },
   { name: 'emulator', load: async () => (await import('./emulator.js')).registerEmulatorCommand },
 ];

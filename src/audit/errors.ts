@@ -1,0 +1,6 @@
+import { StationAgentError } from '../errors.js';
+
+/** The delivery audit could not read what the service holds (a listing that does not end). Service errors keep their own classes. */
+export class AuditError extends StationAgentError {
+  readonly code = 'ERR_AUDIT' as const;
+}

@@ -10,6 +10,7 @@ import {
   toNumber,
 } from './normalize.js';
 import { isObject } from '../wire/json-object.js';
+import { OutcomeUnknownError } from './errors.js';
 import { callOptions, Transport } from './transport.js';
 import { memoryBody, openUploadBody } from './upload-body.js';
 import type { CallArg, ExchangeResult, ServiceClientOptions } from './transport.js';
@@ -248,12 +249,21 @@ export class ServiceClient {
     return this.#t.exchange({ method: 'POST', path, station, json, signal, timeoutMs: timeoutMs ?? this.#t.timeoutMs });
   }
 
-  /** The created object, with its id present and numeric: otherwise nothing proves it was stored. */
+  /**
+   * The created object, with its id present and numeric: otherwise nothing proves it was
+   * stored. An id that is there but no id the agent can keep (a word, beyond 2^53,
+   * negative, a fraction) says the service stored something: the outcome is unknown, to
+   * be looked up as after a timeout, never failed (a `queue retry` would post it again).
+   */
   #created(r: ExchangeResult, key: 'detection' | 'soundscape'): Record<string, unknown> {
     const obj = r.json[key];
     if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}`, key);
     if (toId(obj.id) === undefined) {
-      throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}'s id (id: ${JSON.stringify(obj.id ?? null)})`, `${key}.id`);
+      if (obj.id != null) {
+        const shown = JSON.stringify(obj.id) ?? String(obj.id);
+        throw new OutcomeUnknownError(`HTTP ${r.status} with the created ${key}'s id ${shown.slice(0, 40)}, which is no id the agent can keep`, r.display, 'ERR_ODD_ID');
+      }
+      throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}'s id (id: null)`, `${key}.id`);
     }
     return obj;
   }

@@ -260,7 +260,7 @@ export class ServiceClient {
     if (!isObject(obj)) throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}`, key);
     if (toId(obj.id) === undefined) {
       if (obj.id != null) {
-        const shown = JSON.stringify(obj.id) ?? String(obj.id);
+        const shown = JSON.stringify(obj.id);
         throw new OutcomeUnknownError(`HTTP ${r.status} with the created ${key}'s id ${shown.slice(0, 40)}, which is no id the agent can keep`, r.display, 'ERR_ODD_ID');
       }
       throw this.#t.rejected(r, `HTTP ${r.status} without the created ${key}'s id (id: null)`, `${key}.id`);

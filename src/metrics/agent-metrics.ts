@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { VERSION } from '../version.js';
 import { readPolicyCounts } from '../policy/counts.js';
 import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../status/runtime.js';
@@ -29,6 +30,7 @@ import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
  * | `station_agent_privacy_soundscapes_withheld_total` | counter | | stored policy counts: soundscapes withheld because a person was heard |
  * | `station_agent_non_bird_detections_total` | counter | class | stored policy counts: rows of `filters.nonBirdClasses` / human classes not posted |
  * | `station_agent_filtered_detections_total` | counter | reason | stored policy counts: `excluded`, `below-species-min-confidence`, `species-gate-expired` |
+ * | `station_agent_build_info` | gauge | version, node, arch | always 1: the agent's version (package.json), its Node.js and `process.arch` (Prometheus' `_build_info` convention) |
  *
  * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
  * minute costs one 12-row read, and an idle station writes nothing for metrics.
@@ -260,6 +262,15 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
       this.inc({ reason: 'species-gate-expired' }, p.speciesGateExpired);
     },
   });
+
+  // What each station runs, for the fleet's versions panel and its "behind the newest
+  // release" alert (deploy/): one series, its value 1, the facts in its labels.
+  new Gauge({
+    name: 'station_agent_build_info',
+    help: 'The agent\'s version, the Node.js it runs on and its architecture (process.arch), as labels; always 1.',
+    labelNames: ['version', 'node', 'arch'] as const,
+    registers,
+  }).set({ version: VERSION, node: process.versions.node, arch: process.arch }, 1);
 
   function storedLastSuccess(): number | null {
     try {

@@ -60,7 +60,7 @@ describe('station-agent doctor', () => {
     const json = parseJson(result);
     expect(json.ok).toBe(true);
     const checks = checksOf(result.stdout);
-    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'audio-copy', 'queue', 'disk', 'flac', 'inotify', 'mqtt', 'alert']);
+    expect([...checks.keys()]).toEqual(['config', 'service', 'token', 'clock', 'input', 'labels', 'spool', 'audio-copy', 'queue', 'disk', 'flac', 'inotify', 'mqtt', 'alert', 'runtime', 'update']);
     for (const id of ['config', 'service', 'token', 'input', 'labels', 'spool', 'audio-copy', 'queue', 'disk', 'flac']) {
       expect(checks.get(id)?.status, `${id}: ${checks.get(id)?.detail}`).toBe('pass');
     }

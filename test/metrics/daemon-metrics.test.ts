@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_LABELS_FILE, writeSampleFolder } from '../../demo/src/sample-data.js';
 import { DEMO_MIN_CONFIDENCE, expectedAtService, planSamples } from '../../demo/src/sample-plan.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';
 import { parseSamples, valueOf } from './prometheus-text.js';
 
@@ -73,6 +76,10 @@ describe('metrics of a running daemon', () => {
     expect(Math.abs(lastSuccess - Date.now() / 1000)).toBeLessThan(120);
     expect(valueOf(samples, 'station_agent_circuit_state', { state: 'closed' })).toBe(1);
     expect(valueOf(samples, 'station_agent_uploads_paused', { reason: 'token-rejected' })).toBe(0);
+    // What the station runs: the agent's own version (package.json), its Node.js and architecture.
+    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(valueOf(samples, 'station_agent_build_info', { version, node: process.versions.node, arch: process.arch })).toBe(1);
+    expect(samples.filter((s) => s.name === 'station_agent_build_info')).toHaveLength(1);
 
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);

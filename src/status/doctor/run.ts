@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../../config/index.js';
 import { audioCopyCheck, clockCheck, diskCheck, flacCheck, inputChecks, queueCheck, spoolCheck } from './local-checks.js';
 import { serviceChecks } from './service-checks.js';
 import { alertCheck } from './alert-check.js';
+import { runtimeCheck, updateCheck } from './update-checks.js';
 import { result, type CheckResult, type DoctorReport } from './types.js';
 
 export interface DoctorOptions {
@@ -38,7 +39,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     ? result('config', 'config valid', 'warn', `${loaded.path ?? 'no config file'}: ${loaded.warnings.join('; ')}`, 'valid, but see the warnings', { file: loaded.path, warnings: loaded.warnings })
     : result('config', 'config valid', 'pass', loaded.path ?? 'no config file; environment only', null, { file: loaded.path });
 
-  const [service, clock, input, spool, queue, disk, flac, mqtt, alert, audioCopy] = await Promise.all([
+  const [service, clock, input, spool, queue, disk, flac, mqtt, alert, audioCopy, update] = await Promise.all([
     options.offline && !loaded.tokenProblem
       ? Promise.resolve([result('service', 'service reachable', 'skip', 'not checked (--offline)'), result('token', 'token accepted', 'skip', 'not checked (--offline)')])
       : serviceChecks(config, options.timeoutMs ?? 5_000, loaded.tokenProblem),
@@ -54,7 +55,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
       : Promise.resolve(result('mqtt', 'MQTT broker', 'skip', 'mqtt.enabled is false')),
     alertCheck(config, loaded.path ?? null, options.testAlert === true),
     audioCopyCheck(config),
+    updateCheck(),
   ]);
-  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, audioCopy, queue, disk, flac, input.inotify, mqtt, alert];
+  const checks: CheckResult[] = [configCheck, ...service, clock, input.input, input.labels, spool, audioCopy, queue, disk, flac, input.inotify, mqtt, alert, runtimeCheck(), update];
   return { ok: checks.every((c) => c.status !== 'fail'), configInvalid: false, checks };
 }

@@ -7,7 +7,7 @@
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
 export interface CheckResult {
-  /** Stable id for scripts: `config`, `service`, `token`, `clock`, `input`, `labels`, `queue`, `spool`, `disk`, `flac`, `inotify`, `mqtt`, `alert`, `audio-copy`. */
+  /** Stable id for scripts: `config`, `service`, `token`, `clock`, `input`, `labels`, `queue`, `spool`, `disk`, `flac`, `inotify`, `mqtt`, `alert`, `audio-copy`, `runtime`, `update`. */
   id: string;
   title: string;
   status: CheckStatus;

@@ -56,11 +56,15 @@ fi
 # The maintainer scripts: each is self-contained (postrm runs after the files are gone), so
 # the functions they share (packaging/debian/maintscript-functions.sh) are written into each
 # at the line `#@FUNCTIONS@`.
+# The package's version and its queue's schema version (the agent's number of migrations, read
+# from the built tree) are written into them: preinst refuses a downgrade over a newer queue.
+QUEUE_SCHEMA=$(cd "$TREE/opt/station-agent" && node --input-type=module -e "import('./dist/queue/migrations.js').then((m) => console.log(m.MIGRATIONS.length))")
+[[ $QUEUE_SCHEMA =~ ^[0-9]+$ ]] || die "could not read the queue's schema version from the built tree"
 render_script() {
   awk -v lib="$PACKAGING/maintscript-functions.sh" '
     /^#@FUNCTIONS@$/ { while ((getline line < lib) > 0) print line; next }
     { print }
-  ' "$PACKAGING/$1"
+  ' "$PACKAGING/$1" | sed -e "s/@VERSION@/$VERSION/" -e "s/@QUEUE_SCHEMA@/$QUEUE_SCHEMA/"
 }
 
 # The shared libraries the ELF files under DIR need, as Depends (the C and C++ runtimes; the

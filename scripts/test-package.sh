@@ -31,9 +31,16 @@ command -v lintian >/dev/null || {
 target_host_tools arm64
 target_sysroot
 
-OUT=$CACHE/package/out
-say "Building the packages (scripts/package.sh)"
-"$REPO/scripts/package.sh" --arch arm64 --arch amd64 --out "$OUT"
+# STATION_AGENT_PACKAGE_DEBS: packages built already (scripts/release.sh proves the ones it
+# publishes, not a second build of them).
+if [[ -n ${STATION_AGENT_PACKAGE_DEBS:-} ]]; then
+  OUT=$STATION_AGENT_PACKAGE_DEBS
+  say "The packages in $OUT (STATION_AGENT_PACKAGE_DEBS)"
+else
+  OUT=$CACHE/package/out
+  say "Building the packages (scripts/package.sh)"
+  "$REPO/scripts/package.sh" --arch arm64 --arch amd64 --out "$OUT"
+fi
 VERSION=$(node -p "require('$REPO/package.json').version")
 DEB_ARM64=$OUT/station-agent_${VERSION}_arm64.deb
 DEB_AMD64=$OUT/station-agent_${VERSION}_amd64.deb

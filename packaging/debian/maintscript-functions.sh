@@ -12,6 +12,8 @@ SA_ETC=/etc/station-agent
 SA_STATE=/var/lib/station-agent
 SA_UNIT=station-agent.service
 SA_DEFAULT_USER=station-agent
+# This package's version, written by scripts/package.sh.
+SA_PACKAGE_VERSION=@VERSION@
 
 sa_say() { echo "station-agent: $*"; }
 
@@ -75,6 +77,14 @@ sa_agent_as() {
     "${DPKG_ROOT:-}$SA_OPT/node/bin/node" "${DPKG_ROOT:-}$SA_OPT/bin/station-agent" "$@"
 }
 
+# Runs the package's node as a user, with a clean environment (sa_agent_as, for a script).
+sa_node_as() {
+  sa_id=$(sa_ids "$1") || return 1
+  shift
+  setpriv --reuid="${sa_id%:*}" --regid="${sa_id#*:}" --clear-groups \
+    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexistent "${DPKG_ROOT:-}$SA_OPT/node/bin/node" "$@"
+}
+
 # Whether a config is valid and names a token the unit's user can read: the agent's own
 # `config validate` says (its tokenSource is null without one). Prints why not when not.
 sa_has_token() {
@@ -127,6 +137,41 @@ sa_migrate() {
     sa_say "WARNING: the queue of $2 could not be opened by the new version (see above); its unit is not started"
     return 1
   fi
+}
+
+# The queue's schema version this package's agent knows (its number of migrations), written
+# by scripts/package.sh.
+SA_QUEUE_SCHEMA=@QUEUE_SCHEMA@
+
+# preinst of a downgrade: refuses when a station's queue has migrations this (older) version
+# does not know, which it cannot undo and would not open (it says "upgrade station-agent" and
+# leaves the unit stopped). Asked of the installed agent, which is still in place, as the
+# unit's user: its status names the queue file, its node and SQLite read the schema version.
+sa_refuse_unknown_schema() {
+  [ -x "${DPKG_ROOT:-}$SA_OPT/node/bin/node" ] || return 0
+  for sa_config in $(sa_configs); do
+    sa_unit=$(sa_unit_of "$sa_config")
+    sa_user=$(sa_unit_user "$sa_unit")
+    sa_file=$(sa_agent_as "$sa_user" status --offline --json --config "$sa_config" 2>/dev/null |
+      "${DPKG_ROOT:-}$SA_OPT/node/bin/node" -e '
+        const chunks = [];
+        process.stdin.on("data", (d) => chunks.push(d)).on("end", () => {
+          try { const q = JSON.parse(Buffer.concat(chunks).toString()).queue; if (q.exists) console.log(q.file); } catch {}
+        });') || true
+    [ -n "$sa_file" ] || continue
+    sa_schema=$(sa_node_as "$sa_user" -e '
+      const [lib, file] = process.argv.slice(1);
+      const Database = require(lib);
+      const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: lib + "/build/Release/better_sqlite3.node" });
+      console.log(db.pragma("user_version", { simple: true }));
+      db.close();' "${DPKG_ROOT:-}$SA_OPT/node_modules/better-sqlite3" "${DPKG_ROOT:-}$sa_file" 2>/dev/null) || continue
+    if [ -n "$sa_schema" ] && [ "$sa_schema" -gt "$SA_QUEUE_SCHEMA" ]; then
+      echo "station-agent: the queue $sa_file has schema version $sa_schema; this version of station-agent knows $SA_QUEUE_SCHEMA and cannot undo the newer migrations." >&2
+      echo "station-agent: refusing the downgrade: the installed version stays (and starts again). To go back anyway, move the queue away first (its waiting items are then not uploaded)." >&2
+      return 1
+    fi
+  done
+  return 0
 }
 
 # Units this package starts or stops: the single unit and the running template instances.

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# `npm run test:release`: the signed apt repository and upgrades through apt, in a Debian 12
+# root file system built by mmdebstrap from Debian's own packages. Not part of `npm test`
+# (minutes: the packages, a root file system, apt in it).
+#
+#   1. Two throwaway signing keys (gpg, never kept): the release's, and another.
+#   2. scripts/release.sh builds both packages and lays out the repository, signed
+#      (STATION_AGENT_RELEASE_DEBS=DIR takes packages built already; test:package is left to
+#      `npm run release` itself: --no-test).
+#   3. A newer version: the same packages repacked with a higher version and one more queue
+#      migration (what a release that changes the queue's schema ships), published into
+#      stable by release.sh.
+#   4. In the root file system (chroot, amd64): the keyring in /etc/apt/keyrings, a deb822
+#      .sources with Signed-By and a file: URI (docs/INSTALL.md), then: `apt-get install
+#      station-agent`; a queue with detections (`station-agent ingest` of a real result file);
+#      `unattended-upgrade --dry-run` with the documented Origins-Pattern picks the newer
+#      version; `apt-mark hold` keeps the installed one through `apt-get upgrade`; `apt-get
+#      upgrade` takes it, with the config unchanged, the queue's items kept and its migration
+#      run; `apt-get install station-agent=<older>` is refused by the older package's preinst
+#      (the queue has a migration it cannot undo), the newer one staying installed; the arm64
+#      package is served and verified (apt-get download station-agent:arm64); and a repository
+#      signed by another key is refused.
+#
+# arm64 is not run in the root file system: a chroot of arm64 programs needs binfmt_misc
+# (the kernel's, shared by the whole machine), which this script does not register. Needs
+# Debian with apt, root (chroot, mount), the network for Debian's packages on the first run.
+# Cache: STATION_AGENT_CACHE (~/.cache/station-agent).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SCRIPT=test:release
+# shellcheck source=lib/script.sh
+source "$REPO/scripts/lib/script.sh"
+export STATION_AGENT_CACHE=$CACHE
+[[ $EUID -eq 0 ]] || die "run as root (chroot, mount): sudo npm run test:release"
+
+missing=()
+for tool in mmdebstrap reprepro gpg; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if ((${#missing[@]})); then
+  missing=("${missing[@]/gpg/gnupg}")
+  say "Installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+fi
+
+WORK=$(mktemp -d /tmp/station-agent-release-test.XXXXXX)
+ROOT=$WORK/root
+failures=0
+cleanup() {
+  for m in "$ROOT/srv" "$ROOT/dev" "$ROOT/proc"; do mountpoint -q "$m" 2>/dev/null && umount -l "$m"; done
+  gpgconf --kill all >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+pass() { note "ok: $*"; }
+fail() { printf '    FAILED: %s\n' "$*" >&2; failures=$((failures + 1)); }
+check() { # check WHAT COMMAND...: passes when the command succeeds
+  local what=$1
+  shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+inroot() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
+
+say "1. Throwaway keys"
+export GNUPGHOME=$WORK/gnupg
+mkdir -m 0700 "$GNUPGHOME"
+gpg --batch --quiet --passphrase '' --quick-gen-key 'station-agent release test <release@example.invalid>' ed25519 sign never
+gpg --batch --armor --export-secret-keys >"$WORK/release.key"
+other=$WORK/gnupg-other
+mkdir -m 0700 "$other"
+GNUPGHOME=$other gpg --batch --quiet --passphrase '' --quick-gen-key 'someone else <other@example.invalid>' ed25519 sign never
+GNUPGHOME=$other gpg --batch --armor --export-secret-keys >"$WORK/other.key"
+
+say "2. scripts/release.sh: the packages and the repository (stable)"
+DEBS=$WORK/debs-old
+mkdir -p "$DEBS"
+if [[ -n ${STATION_AGENT_RELEASE_DEBS:-} ]]; then
+  cp "$STATION_AGENT_RELEASE_DEBS"/station-agent_*.deb "$DEBS/"
+else
+  "$REPO/scripts/package.sh" --arch arm64 --arch amd64 --out "$DEBS"
+fi
+"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$DEBS" --no-test
+OLD=$(dpkg-deb -f "$(ls "$DEBS"/*_amd64.deb)" Version)
+# The older release, kept where an owner keeps one (a second folder, a USB stick).
+cp -a "$WORK/repo" "$WORK/repo-old"
+
+say "3. A newer version with one more queue migration, into stable"
+NEW=$OLD+upgrade1
+SCHEMA=$(dpkg-deb -I "$(ls "$DEBS"/*_amd64.deb)" preinst | sed -n 's/^SA_QUEUE_SCHEMA=//p')
+[[ $SCHEMA =~ ^[0-9]+$ ]] || die "the package's preinst names no SA_QUEUE_SCHEMA"
+repack() { # repack IN.deb VERSION OUT-DIR: the same package, VERSION, migration SCHEMA+1
+  local in=$1 dir=$3 tree bundle
+  tree=$(mktemp -d "$WORK/repack.XXXXXX")
+  dpkg-deb -R "$in" "$tree"
+  sed -i "s/^Version: .*/Version: $2/" "$tree/DEBIAN/control"
+  sed -i -e "s/^SA_QUEUE_SCHEMA=.*/SA_QUEUE_SCHEMA=$((SCHEMA + 1))/" -e "s/^SA_PACKAGE_VERSION=.*/SA_PACKAGE_VERSION=$2/" "$tree"/DEBIAN/{preinst,postinst,prerm,postrm}
+  node -e 'const f = process.argv[1], p = require(f); p.version = process.argv[2]; require("fs").writeFileSync(f, JSON.stringify(p, null, 2) + "\n")' \
+    "$tree/opt/station-agent/package.json" "$2"
+  bundle=$(grep -l 'const SCHEMA_VERSION = MIGRATIONS.length;' "$tree"/opt/station-agent/dist/bundle/*.js)
+  [[ -n $bundle ]] || die "no bundle file holds the queue's migrations"
+  node -e '
+    const fs = require("fs"), [file, version] = process.argv.slice(1);
+    const anchor = "\n];\nconst SCHEMA_VERSION = MIGRATIONS.length;";
+    const text = fs.readFileSync(file, "utf8");
+    if (!text.includes(anchor)) throw new Error("the migrations list ends differently");
+    fs.writeFileSync(file, text.replace(anchor, `,\n\t{ version: ${version}, name: "release test", up: (db) => db.exec("CREATE TABLE release_test (at INTEGER)") }${anchor}`));
+  ' "$bundle" "$((SCHEMA + 1))"
+  (cd "$tree" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$tree/DEBIAN/md5sums"
+  mkdir -p "$dir"
+  dpkg-deb --build --root-owner-group -Zgzip "$tree" "$dir/" >/dev/null
+  rm -rf "$tree"
+}
+rm -rf "$WORK/debs-new"
+for deb in "$DEBS"/*.deb; do repack "$deb" "$NEW" "$WORK/debs-new"; done
+"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-new" --no-test
+check "release-metrics.txt names $NEW for stable" grep -q "suite=\"stable\",version=\"$NEW\"" "$WORK/repo/release-metrics.txt"
+check "SHA256SUMS is signed by the release key" gpg --batch --quiet --verify "$WORK/repo/SHA256SUMS.asc" "$WORK/repo/SHA256SUMS"
+check "SHA256SUMS matches the pool" bash -c "cd '$WORK/repo' && sha256sum --quiet -c SHA256SUMS"
+check "dists/stable has InRelease and Release.gpg" test -s "$WORK/repo/dists/stable/InRelease" -a -s "$WORK/repo/dists/stable/Release.gpg"
+check "the repository holds no private key" bash -c "! grep -rl 'PRIVATE KEY' '$WORK/repo'"
+
+say "4. A Debian 12 root file system (mmdebstrap, Debian's packages)"
+BASE=$CACHE/release/rootfs-bookworm-amd64.tar
+if [[ ! -f $BASE ]]; then
+  mkdir -p "$(dirname "$BASE")"
+  mmdebstrap --variant=apt --include=systemd,libflac12,flac,unattended-upgrades,python3-apt bookworm "$BASE.tmp.tar"
+  mv "$BASE.tmp.tar" "$BASE"
+fi
+mkdir -p "$ROOT"
+tar -xf "$BASE" -C "$ROOT"
+mount -t proc proc "$ROOT/proc"
+mount --bind /dev "$ROOT/dev"
+mkdir -p "$ROOT/srv"
+mount --bind "$WORK" "$ROOT/srv"
+
+# docs/INSTALL.md's commands, with a file: URI.
+install -d -m 0755 "$ROOT/etc/apt/keyrings"
+cp "$WORK/repo/station-agent-archive-keyring.gpg" "$ROOT/etc/apt/keyrings/station-agent.gpg"
+printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo-old' 'Suites: stable' 'Components: main' \
+  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
+inroot apt-get -q update >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log"; die "apt-get update failed"; }
+inroot apt-get -q -y install station-agent >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "apt-get install station-agent"; }
+installed() { inroot dpkg-query -W -f='${Version}' station-agent 2>/dev/null; }
+check "apt-get install station-agent installs $OLD from the file: source" test "$(installed)" = "$OLD"
+
+# A station with a token and a queue: a real result file, queued by the agent's own ingest.
+FIXTURE=$REPO/../shared/fixtures/real/birdnet-analyzer_ea464544_2022-03-02
+mkdir -p "$ROOT/srv-input"
+cp "$FIXTURE/soundscape.BirdNET.results.csv" "$ROOT/srv-input/"
+cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
+{
+  "service": { "baseUrl": "http://127.0.0.1:9", "token": "release-test-token" },
+  "station": { "latitude": 52.52, "longitude": 13.4, "timezone": "UTC" },
+  "input": { "dir": "/srv-input", "format": "results" },
+  "dataDir": "/var/lib/station-agent"
+}
+EOF
+chown station-agent:station-agent "$ROOT/etc/station-agent/config.json"
+chmod 0600 "$ROOT/etc/station-agent/config.json"
+inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups station-agent ingest /srv-input >/dev/null
+queued() { inroot station-agent status --offline --json | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const q = JSON.parse(t).queue; console.log(JSON.stringify(q.detections)); })'; }
+before=$(queued)
+config_sum=$(sha256sum <"$ROOT/etc/station-agent/config.json")
+check "the queue holds the ingested detections ($before)" test "$before" != "" -a "$before" != "null"
+
+say "5. The newer version in the repository"
+printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
+  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
+inroot apt-get -q update >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log"; die "apt-get update failed"; }
+# The Origins-Pattern docs/INSTALL.md gives.
+cat >"$ROOT/etc/apt/apt.conf.d/52station-agent" <<'EOF'
+Unattended-Upgrade::Origins-Pattern { "origin=station-agent,label=station-agent"; };
+APT::Periodic::Update-Package-Lists "1";
+APT::Periodic::Unattended-Upgrade "1";
+EOF
+inroot unattended-upgrade --dry-run --debug >"$WORK/uu.log" 2>&1 || true
+check "unattended-upgrade --dry-run with the documented origin pattern would take station-agent $NEW" \
+  grep -Eq "^(Packages that will be upgraded:|All upgrades installed).*station-agent|station-agent.*$NEW" "$WORK/uu.log"
+grep -E "station-agent|Packages that will be upgraded|Allowed origins" "$WORK/uu.log" | head -5 | sed 's/^/      /'
+
+inroot apt-mark hold station-agent >/dev/null
+inroot apt-get -q -y upgrade >"$WORK/upgrade-held.log" 2>&1
+check "apt-mark hold keeps $OLD through apt-get upgrade" test "$(installed)" = "$OLD"
+inroot unattended-upgrade --dry-run --debug >"$WORK/uu-held.log" 2>&1 || true
+check "unattended-upgrade leaves the held package" bash -c "! grep -Eq '^Packages that will be upgraded:.*station-agent' '$WORK/uu-held.log'"
+inroot apt-mark unhold station-agent >/dev/null
+
+inroot apt-get -q -y upgrade >"$WORK/upgrade.log" 2>&1 || { cat "$WORK/upgrade.log"; fail "apt-get upgrade"; }
+check "apt-get upgrade takes $NEW" test "$(installed)" = "$NEW"
+check "the config is unchanged" test "$(sha256sum <"$ROOT/etc/station-agent/config.json")" = "$config_sum"
+after=$(queued)
+check "the queue's items are kept ($after)" test "$after" = "$before"
+schema=$(inroot /opt/station-agent/node/bin/node -e '
+  const D = require("/opt/station-agent/node_modules/better-sqlite3");
+  const db = new D("/var/lib/station-agent/queue.db", { readonly: true, nativeBinding: "/opt/station-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node" });
+  console.log(db.pragma("user_version", { simple: true }), db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = ?").get("release_test").n);')
+check "postinst ran the new migration ($((SCHEMA + 1))) on the queue (schema, table: $schema)" test "$schema" = "$((SCHEMA + 1)) 1"
+check "postinst said the queue is up to date" grep -q "queue of .*config.json: up to date" "$WORK/upgrade.log"
+
+say "6. Going back: the older version, from the older repository"
+printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo file:/srv/repo-old' 'Suites: stable' 'Components: main' \
+  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
+inroot apt-get -q update >/dev/null 2>&1
+if inroot apt-get -q -y --allow-downgrades install "station-agent=$OLD" >"$WORK/downgrade.log" 2>&1; then
+  fail "apt-get install station-agent=$OLD was not refused"
+else
+  pass "apt-get install station-agent=$OLD is refused"
+fi
+check "the refusal names the queue's schema and the older version's" grep -q "has schema version $((SCHEMA + 1)); this version of station-agent knows $SCHEMA" "$WORK/downgrade.log"
+grep "station-agent:" "$WORK/downgrade.log" | head -3 | sed 's/^/      /'
+check "$NEW stays installed" test "$(installed)" = "$NEW"
+check "dpkg is consistent after the refusal (dpkg --audit)" test -z "$(inroot dpkg --audit)"
+check "the queue's items are still there" test "$(queued)" = "$before"
+
+say "7. arm64: the repository serves the arm64 package, verified"
+inroot dpkg --add-architecture arm64
+inroot apt-get -q update >/dev/null 2>&1
+(cd "$ROOT/tmp" && inroot sh -c "cd /tmp && apt-get -q download station-agent:arm64=$NEW" >/dev/null 2>&1)
+check "apt-get download station-agent:arm64 ($NEW)" test -s "$ROOT/tmp/station-agent_${NEW/+/%2b}_arm64.deb" -o -s "$ROOT/tmp/station-agent_${NEW}_arm64.deb"
+
+say "8. A repository signed by another key"
+EVIL=$NEW+other1
+for deb in "$WORK"/debs-new/*.deb; do repack "$deb" "$EVIL" "$WORK/debs-other"; done
+GNUPGHOME=$other "$REPO/scripts/release.sh" --key "$WORK/other.key" --repo "$WORK/repo-other" --suite stable --debs "$WORK/debs-other" --no-test >/dev/null
+printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo-other' 'Suites: stable' 'Components: main' \
+  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
+inroot apt-get -q update >"$WORK/update-other.log" 2>&1 || true
+check "apt refuses its signature" grep -Eq "NO_PUBKEY|not signed|signatures couldn't be verified" "$WORK/update-other.log"
+grep -E "NO_PUBKEY|not signed|couldn't be verified" "$WORK/update-other.log" | head -2 | sed 's/^/      /'
+check "apt offers nothing from it" bash -c "! chroot '$ROOT' apt-cache policy station-agent | grep -q '$EVIL'"
+
+if ((failures)); then
+  die "$failures check(s) failed, after $(elapsed)"
+fi
+say "release: passed in $(elapsed)"

@@ -314,6 +314,15 @@ describe('detection info', () => {
     expect((await s.get('/api/v1/detections/abc')).status).toBe(404);
   });
 
+  test('global: an inactive station\'s detection is not served (issue 35)', async () => {
+    const d = (await post(detectionBody({ timestamp: '2025-06-01T00:00:00Z' }))).body.detection;
+    expect((await s.get(`/api/v1/detections/${d.id}`)).status).toBe(200);
+    s.emulator.store.db.prepare('UPDATE stations SET active = 0 WHERE id = ?').run(d.stationId);
+    const r = await s.get(`/api/v1/detections/${d.id}`);
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ success: false, message: 'Detection not found' });
+  });
+
   test('the admin may read any station by numeric id', async () => {
     const d = (await post(detectionBody())).body.detection;
     const r = await s.get(`/api/v1/stations/${d.stationId}/detections/${d.id}`, { headers: { authorization: `Bearer ${ADMIN}` } });

@@ -11,7 +11,7 @@ import { DetectionPresenter } from '../present/detection.js';
  */
 export const GLOBAL_LOOKUP_SINCE_MS = Date.UTC(2025, 4, 1);
 
-/** GET `/api/v1/detections/{id}`: no authentication; 404 `{success: false, message}` otherwise. */
+/** GET `/api/v1/detections/{id}`: no authentication; 404 `{success: false, message}` otherwise, and for an inactive station's detection. */
 export function globalDetectionRoutes(app: FastifyInstance, context: EmulatorContext): void {
   const { store } = context;
   app.get<{ Params: { id: string } }>('/api/v1/detections/:id', (request) => {
@@ -22,6 +22,8 @@ export function globalDetectionRoutes(app: FastifyInstance, context: EmulatorCon
       throw notFound('Detection not found: detections recorded before May 2025 are served by the station endpoint only');
     }
     const station = store.stations.byId(detection.stationId)!;
+    // An inactive station is not public: its token gets "Access denied", its detections are not served here.
+    if (!station.active) throw notFound('Detection not found');
     const body: DetectionResponse = {
       success: true,
       detection: new DetectionPresenter(context, station).render(detection, { withShortlist: true }),

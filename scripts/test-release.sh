@@ -47,9 +47,14 @@ WORK=$(mktemp -d /tmp/station-agent-release-test.XXXXXX)
 ROOT=$WORK/root
 failures=0
 cleanup() {
-  for m in "$ROOT/srv" "$ROOT/dev" "$ROOT/proc"; do mountpoint -q "$m" 2>/dev/null && umount -l "$m"; done
   gpgconf --kill all >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  if mountpoint -q "$ROOT/proc" 2>/dev/null; then umount "$ROOT/proc" || umount -l "$ROOT/proc" || true; fi
+  # Never a removal through a mount that is still there.
+  if mountpoint -q "$ROOT/proc" 2>/dev/null; then
+    printf '%s: %s is still mounted: %s is left in place\n' "$SCRIPT" "$ROOT/proc" "$WORK" >&2
+  else
+    rm -rf --one-file-system "$WORK"
+  fi
 }
 trap cleanup EXIT
 pass() { note "ok: $*"; }
@@ -120,18 +125,21 @@ check "dists/stable has InRelease and Release.gpg" test -s "$WORK/repo/dists/sta
 check "the repository holds no private key" bash -c "! grep -rl 'PRIVATE KEY' '$WORK/repo'"
 
 say "4. A Debian 12 root file system (mmdebstrap, Debian's packages)"
-BASE=$CACHE/release/rootfs-bookworm-amd64.tar
-if [[ ! -f $BASE ]]; then
+# Built once and kept (a copy is used each run): Debian 12 with apt, what the package needs
+# (systemd, libflac12, flac) and unattended-upgrades.
+BASE=$CACHE/release/rootfs-bookworm-amd64
+if [[ ! -d $BASE/usr ]]; then
   mkdir -p "$(dirname "$BASE")"
-  mmdebstrap --variant=apt --include=systemd,libflac12,flac,unattended-upgrades,python3-apt bookworm "$BASE.tmp.tar"
-  mv "$BASE.tmp.tar" "$BASE"
+  rm -rf "$BASE.tmp"
+  mmdebstrap --variant=apt --include=systemd,libflac12,flac,unattended-upgrades,python3-apt bookworm "$BASE.tmp"
+  mv "$BASE.tmp" "$BASE"
 fi
-mkdir -p "$ROOT"
-tar -xf "$BASE" -C "$ROOT"
+cp -a "$BASE" "$ROOT"
+# /proc for the agent's Node.js; /dev is mmdebstrap's own device nodes. The repositories are
+# copied in (no bind mount of this machine's folders).
 mount -t proc proc "$ROOT/proc"
-mount --bind /dev "$ROOT/dev"
 mkdir -p "$ROOT/srv"
-mount --bind "$WORK" "$ROOT/srv"
+cp -a "$WORK/repo" "$WORK/repo-old" "$ROOT/srv/"
 
 # docs/INSTALL.md's commands, with a file: URI.
 install -d -m 0755 "$ROOT/etc/apt/keyrings"
@@ -157,8 +165,10 @@ cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
 EOF
 chown station-agent:station-agent "$ROOT/etc/station-agent/config.json"
 chmod 0600 "$ROOT/etc/station-agent/config.json"
-inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups station-agent ingest /srv-input >/dev/null
-queued() { inroot station-agent status --offline --json | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const q = JSON.parse(t).queue; console.log(JSON.stringify(q.detections)); })'; }
+# As the service's user, as the unit runs it: root would leave SQLite's -shm file root's.
+asagent() { inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups "$@"; }
+queued() { asagent station-agent status --offline --json | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const q = JSON.parse(t).queue; console.log(JSON.stringify(q.detections)); })'; }
+asagent station-agent ingest /srv-input >/dev/null
 before=$(queued)
 config_sum=$(sha256sum <"$ROOT/etc/station-agent/config.json")
 check "the queue holds the ingested detections ($before)" test "$before" != "" -a "$before" != "null"
@@ -190,7 +200,7 @@ check "apt-get upgrade takes $NEW" test "$(installed)" = "$NEW"
 check "the config is unchanged" test "$(sha256sum <"$ROOT/etc/station-agent/config.json")" = "$config_sum"
 after=$(queued)
 check "the queue's items are kept ($after)" test "$after" = "$before"
-schema=$(inroot /opt/station-agent/node/bin/node -e '
+schema=$(asagent /opt/station-agent/node/bin/node -e '
   const D = require("/opt/station-agent/node_modules/better-sqlite3");
   const db = new D("/var/lib/station-agent/queue.db", { readonly: true, nativeBinding: "/opt/station-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node" });
   console.log(db.pragma("user_version", { simple: true }), db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = ?").get("release_test").n);')
@@ -222,6 +232,7 @@ say "8. A repository signed by another key"
 EVIL=$NEW+other1
 for deb in "$WORK"/debs-new/*.deb; do repack "$deb" "$EVIL" "$WORK/debs-other"; done
 GNUPGHOME=$other "$REPO/scripts/release.sh" --key "$WORK/other.key" --repo "$WORK/repo-other" --suite stable --debs "$WORK/debs-other" --no-test >/dev/null
+cp -a "$WORK/repo-other" "$ROOT/srv/"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo-other' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >"$WORK/update-other.log" 2>&1 || true

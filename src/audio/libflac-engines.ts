@@ -65,7 +65,7 @@ export function workerEngine(workerUrl: URL): EncodeEngine {
       if (response.ok) p.resolve(response.result);
       else p.reject(deserializeError(response.error));
     });
-    w.on('error', (err) => {
+    w.on('error', (err: Error) => {
       if (worker === w) worker = undefined;
       failAll(new FlacEncoderError(`the FLAC worker thread failed: ${err.message}`, { cause: err }));
     });

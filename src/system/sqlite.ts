@@ -3,14 +3,15 @@ import { packageAddonFile } from './package-dir.js';
 
 /**
  * The one way the agent opens a SQLite file (the queue, the daemon's lock file): better-sqlite3
- * told where its addon is, the file its install builds (`build/Release/better_sqlite3.node`,
- * node-gyp's and prebuild-install's folder).
+ * told where its addon is. better-sqlite3 13 is a Node-API addon and ships it prebuilt for
+ * glibc Linux on x64 and arm64 (`prebuilds/linux-<arch>.node`, the same file for every Node
+ * from 22): nothing is compiled at install. A copy compiled on purpose (`node-gyp rebuild` in
+ * the package, for another architecture such as 32-bit ARM) is in `build/Release/` and wins,
+ * as in the package's own lookup.
  *
- * Why not the package's own lookup: it goes through the `bindings` package, which captures a
- * stack trace to find its caller's package and then tries a dozen paths by `require`, each miss
- * a thrown error: some 4 ms of CPU per process here, at every daemon start and every `status`.
- * And in the bundle (scripts/bundle.mjs) better-sqlite3's modules are ours: from a chunk of
- * dist/bundle/, `bindings` would look for the addon in the agent's own folder.
+ * Why not the package's own lookup: in the bundle (scripts/bundle.mjs) better-sqlite3's
+ * modules are ours, and from a chunk of dist/bundle/ it would look for its addon in the
+ * agent's own folder.
  */
 export function openSqlite(file: string, options: Omit<Database.Options, 'nativeBinding'> = {}): Database.Database {
   return new Database(file, { ...options, nativeBinding: betterSqliteAddon() });
@@ -19,6 +20,6 @@ export function openSqlite(file: string, options: Omit<Database.Options, 'native
 let addonFile: string | undefined;
 
 function betterSqliteAddon(): string {
-  addonFile ??= packageAddonFile('better-sqlite3', 'better_sqlite3.node');
+  addonFile ??= packageAddonFile('better-sqlite3', 'better_sqlite3.node', `prebuilds/${process.platform}-${process.arch}.node`);
   return addonFile;
 }

@@ -28,9 +28,10 @@ const scenario = (extra: Record<string, unknown>) => suite.scenario(`run-${++run
 const encodedBy = (a: AgentProcess) => logRecords(a.lines).filter((r) => r.msg === 'recording encoded to FLAC').map((r) => String(r.engine));
 
 describe('the agent on arm64', () => {
-  it('is an arm64 process whose better-sqlite3 addon is built for aarch64, and prints its version', async () => {
-    expect(execFileSync(AGENT_NODE, ['-p', 'process.arch'], { encoding: 'utf8' }).trim()).toBe('arm64');
-    const addon = path.join(path.dirname(AGENT_CLI), '../node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  it('is an arm64 process of the pinned Node whose better-sqlite3 addon is built for aarch64, and prints its version', async () => {
+    const { version: node } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'packaging/node/package.json'), 'utf8')) as { version: string };
+    expect(execFileSync(AGENT_NODE, ['-p', 'process.arch + " " + process.versions.node'], { encoding: 'utf8' }).trim()).toBe(`arm64 ${node}`);
+    const addon = path.join(path.dirname(AGENT_CLI), '../node_modules/better-sqlite3/prebuilds/linux-arm64.node');
     expect(execFileSync('file', ['-b', addon], { encoding: 'utf8' })).toContain('ARM aarch64');
     const version = await runCli(['--version'], { timeoutMs: 60_000 });
     expect(version.code, version.stderr).toBe(0);

@@ -271,25 +271,41 @@ describe('bin/install refuses what it cannot do, with a message', () => {
     expect(result.stderr).toContain(message);
   });
 
-  it('names the Node.js version it found and how to get Node 20 on a Pi', () => {
-    const fakeBin = path.join(temp.dir, 'fake-bin');
+  it.each([
+    ['20.20.2', 'past its end of life'],
+    ['18.19.0', 'past its end of life'],
+    ['25.9.0', 'not an LTS line'],
+  ])('refuses Node.js %s, saying why and how to get a supported line on a Pi', (version, why) => {
+    const fakeBin = path.join(temp.dir, `fake-bin-${version}`);
     mkdirSync(fakeBin);
-    writeFileSync(path.join(fakeBin, 'node'), '#!/bin/sh\necho 18.19.0\n');
+    writeFileSync(path.join(fakeBin, 'node'), `#!/bin/sh\necho ${version}\n`);
     chmodSync(path.join(fakeBin, 'node'), 0o755);
     const env = { ...process.env, PATH: `${fakeBin}:${process.env.PATH ?? ''}` };
     const result = run(INSTALL, ['--root', path.join(temp.dir, 'root'), '--skip-deps'], env);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('Node.js 18.19.0');
-    expect(result.stderr).toContain('too old');
-    expect(result.stderr).toContain('>= 20.19');
-    expect(result.stderr).toContain('deb.nodesource.com/setup_20.x');
+    expect(result.stderr).toContain(`Node.js ${version}`);
+    expect(result.stderr).toContain('is not supported');
+    expect(result.stderr).toContain(why);
+    expect(result.stderr).toContain('Node.js 24 or 26');
+    expect(result.stderr).toContain('deb.nodesource.com/setup_26.x');
     expect(existsSync(path.join(temp.dir, 'root'))).toBe(false);
+  });
+
+  it('names a supported Node.js line and its end of life', () => {
+    const fakeBin = path.join(temp.dir, 'fake-bin-24');
+    mkdirSync(fakeBin);
+    writeFileSync(path.join(fakeBin, 'node'), '#!/bin/sh\necho 24.1.0\n');
+    chmodSync(path.join(fakeBin, 'node'), 0o755);
+    const env = { ...process.env, PATH: `${fakeBin}:${process.env.PATH ?? ''}` };
+    const result = run(INSTALL, ['--root', path.join(temp.dir, 'root-24'), '--skip-deps', '--no-build'], env);
+    expectSuccess(result);
+    expect(result.stdout).toContain(`Node.js 24.1.0 (${path.join(fakeBin, 'node')}), supported until 2028-04-30`);
   });
 
   it('writes the folder of a node outside systemd\'s PATH (nvm) into the units', () => {
     const nodeDir = path.join(temp.dir, 'nvm-node-bin');
     mkdirSync(nodeDir);
-    writeFileSync(path.join(nodeDir, 'node'), '#!/bin/sh\necho 20.19.0\n');
+    writeFileSync(path.join(nodeDir, 'node'), '#!/bin/sh\necho 26.12.1\n');
     chmodSync(path.join(nodeDir, 'node'), 0o755);
     const env = { ...process.env, PATH: `${nodeDir}:${process.env.PATH ?? ''}` };
     const root = path.join(temp.dir, 'nvm-root');

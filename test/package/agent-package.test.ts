@@ -28,16 +28,17 @@ const manifest = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { v
 const suite = installedAgentSuite('package-', agentEnv);
 
 describe(`the ${ARCH} package`, () => {
-  it('holds the agent on its own Node.js, with better-sqlite3 and flac-bindings built for the architecture', () => {
+  it('holds the agent on its own Node.js (the pinned version), with better-sqlite3 and flac-bindings built for the architecture', () => {
     expect(AGENT_CLI).toBe(path.join(OPT, 'bin/station-agent'));
     expect(readFileSync(AGENT_CLI, 'utf8').split('\n')[0]).toBe('#!/opt/station-agent/node/bin/node');
     expect(execFileSync('file', ['-b', path.join(OPT, 'node/bin/node')], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
-    const addon = path.join(OPT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-    expect(execFileSync('file', ['-b', addon], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
+    const prebuilds = path.join(OPT, 'node_modules/better-sqlite3/prebuilds');
+    expect(readdirSync(prebuilds)).toEqual([`linux-${ARCH === 'amd64' ? 'x64' : 'arm64'}.node`]);
+    expect(execFileSync('file', ['-b', path.join(prebuilds, readdirSync(prebuilds)[0])], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
     const flacAddon = path.join(OPT, 'node_modules/flac-bindings/build/Release/flac-bindings.node');
     expect(execFileSync('file', ['-b', flacAddon], { encoding: 'utf8' })).toContain(ELF_MACHINE[ARCH]);
     expect(execFileSync(AGENT_NODE, ['-p', 'process.arch + " " + process.versions.node'], { encoding: 'utf8' }).trim()).toMatch(
-      new RegExp(`^${ARCH === 'amd64' ? 'x64' : 'arm64'} 20\\.`),
+      `${ARCH === 'amd64' ? 'x64' : 'arm64'} ${manifest(path.join(REPO_ROOT, 'packaging/node/package.json')).version}`,
     );
     expect(readlinkOf(path.join(ROOT, 'usr/bin/station-agent'))).toBe('/opt/station-agent/bin/station-agent');
     for (const unit of ['station-agent.service', 'station-agent@.service']) {
@@ -58,6 +59,8 @@ describe(`the ${ARCH} package`, () => {
     expect(devOnly.map(([key]) => key)).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/cmake-js']));
     for (const [key] of devOnly) expect(existsSync(path.join(OPT, key)), key).toBe(false);
     expect(modules).not.toContain('@station-agent');
+    // The tree's own Node (packaging/node, a workspace): the package carries it once, in node/.
+    expect(modules.filter((m) => m.startsWith('node-linux-'))).toEqual([]);
     expect(modules).toEqual(expect.arrayContaining(['better-sqlite3', 'flac-bindings', 'libflacjs']));
     // The client speaks node:http; undici is the bench's and the tests' only.
     expect(modules).not.toContain('undici');

@@ -29,15 +29,15 @@ describe('openSqlite', () => {
 
 /**
  * In a process of its own, as a station runs it (tsc's module under dist/): the addon is
- * loaded from the file the module names, and better-sqlite3's own lookup (the `bindings`
- * package: a stack trace and a dozen missed requires per process) is never run.
+ * loaded from the file the module names (the package's prebuilt one: nothing was compiled),
+ * and no `bindings` package is loaded.
  */
 describe('openSqlite in a process of its own', () => {
   beforeAll(async () => {
     await buildCli();
   }, 180_000);
 
-  it("loads better-sqlite3's addon from build/Release without the bindings package", () => {
+  it("loads better-sqlite3's prebuilt Node-API addon by its file, without the bindings package", () => {
     const sqlite = pathToFileURL(path.join(REPO_ROOT, 'dist/system/sqlite.js')).href;
     const script = `import { createRequire } from 'node:module';
       const { openSqlite } = await import(${JSON.stringify(sqlite)});
@@ -47,6 +47,6 @@ describe('openSqlite in a process of its own', () => {
       const cache = Object.keys(createRequire(import.meta.url).cache);
       console.log(JSON.stringify({ addon: cache.filter((f) => f.endsWith('.node')), bindings: cache.some((f) => f.includes('/node_modules/bindings/')) }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, path.join(dir, 'b.db')], { encoding: 'utf8', timeout: 30_000 });
-    expect(JSON.parse(out)).toEqual({ addon: [path.join(REPO_ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node')], bindings: false });
+    expect(JSON.parse(out)).toEqual({ addon: [path.join(REPO_ROOT, `node_modules/better-sqlite3/prebuilds/${process.platform}-${process.arch}.node`)], bindings: false });
   });
 });

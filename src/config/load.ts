@@ -64,6 +64,11 @@ export interface LoadedConfig {
    * key, never the path or the content (secret-files.ts says why); else null.
    */
   tokenProblem: string | null;
+  /**
+   * With `validateApart`: why validation ran in this process instead of its child, the first
+   * time it did in this process (also in `warnings`); else null.
+   */
+  validationFallback: string | null;
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
@@ -91,6 +96,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const dataDir = expectedDataDir(cacheInputs, DEFAULT_DATA_DIR);
   let entry = useCache ? await readConfigCache(dataDir, key) : null;
   let token: string | undefined;
+  let validationFallback: string | null = null;
   if (entry) {
     token = cachedToken(entry, fileValues, env);
     // A token of the wrong shape is the schema's to report.
@@ -99,16 +105,21 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (!entry) {
     // zod and the schema load only here (cache.ts says why), or in a child process.
     const inputs = { file, filePath, fileValues, context, env, cwd, overrides: options.overrides };
-    const validated = options.validateApart
-      ? await (await import('./validate-apart.js')).validateApart(inputs)
-      : (await import('./validate.js')).validateLayers(inputs);
+    let validated;
+    if (options.validateApart) {
+      const apart = await (await import('./validate-apart.js')).validateApart(inputs);
+      validated = apart.validated;
+      validationFallback = apart.fallback;
+    } else {
+      validated = (await import('./validate.js')).validateLayers(inputs);
+    }
     entry = { key, schema: await schemaIdentity(), ...validated };
     // The child's answer holds no token: it is read from its source, as for a cached entry.
     token = validated.config.service.token ?? cachedToken(entry, fileValues, env);
     if (useCache && validated.config.dataDir === dataDir) await writeConfigCache(dataDir, entry);
   }
   const config: Config = structuredClone(entry.config);
-  const warnings = [...noFile, ...entry.warnings];
+  const warnings = [...noFile, ...entry.warnings, ...(validationFallback ? [validationFallback] : [])];
   rememberSecret(token);
 
   let tokenProblem: string | null = null;
@@ -148,7 +159,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const plain = plainHttpWarning(config.service.baseUrl);
   if (plain) warnings.push(plain);
 
-  return { config, path: filePath, warnings, tokenSource: entry.tokenSource, tokenProblem };
+  return { config, path: filePath, warnings, tokenSource: entry.tokenSource, tokenProblem, validationFallback };
 }
 
 /**

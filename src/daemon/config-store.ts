@@ -41,7 +41,9 @@ export class ConfigStore {
     const { log } = this;
     let next: Config;
     try {
-      next = (await loadConfig(this.load)).config;
+      const loaded = await loadConfig(this.load);
+      next = loaded.config;
+      if (loaded.validationFallback) log.warn(loaded.validationFallback);
     } catch (err) {
       log.error(`${why} but the config is invalid, keeping the running settings and token: ${errorMessage(err)}`);
       return;

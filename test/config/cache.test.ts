@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_CACHE_FILE, schemaIdentity } from '../../src/config/cache.js';
+import { CONFIG_CACHE_FILE, configCacheKey, entryDigest, schemaIdentity, type ConfigCacheEntry } from '../../src/config/cache.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import { tempDir } from '../helpers/paths.js';
@@ -116,10 +116,11 @@ describe('the config cache', () => {
   it('is not used with cache: false (config validate, doctor)', async () => {
     const file = writeConfig(dir, config());
     await loadConfig({ path: file, env: {} });
-    // A cache entry that lies is believed only by a load that uses the cache.
-    const entry = JSON.parse(readFileSync(cacheFile(), 'utf8')) as { config: { upload: { concurrency: number } } };
+    // A cache entry that lies (with its digest, as the agent would have written it) is believed
+    // only by a load that uses the cache.
+    const entry = JSON.parse(readFileSync(cacheFile(), 'utf8')) as ConfigCacheEntry & { config: { upload: { concurrency: number } } };
     entry.config.upload.concurrency = 7;
-    writeFileSync(cacheFile(), JSON.stringify(entry));
+    writeFileSync(cacheFile(), JSON.stringify({ ...entry, digest: entryDigest(entry) }));
     expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(7);
     expect((await loadConfig({ path: file, env: {}, cache: false })).config.upload.concurrency).not.toBe(7);
   });
@@ -138,5 +139,42 @@ describe('the config cache', () => {
         // ENXIO: nobody reads it
       }
     }
+  });
+
+  it('does not trust an entry edited by hand: the config is validated again, and the entry written anew', async () => {
+    const file = writeConfig(dir, config({ upload: { concurrency: 2 } }));
+    await loadConfig({ path: file, env: {} });
+    const entry = JSON.parse(readFileSync(cacheFile(), 'utf8')) as { digest: string; config: { upload: { concurrency: number } } };
+    expect(entry.digest).toMatch(/^[0-9a-f]{64}$/);
+    // An operator "fixes" the cached copy instead of the config (99 is beyond the schema's range).
+    entry.config.upload.concurrency = 99;
+    writeFileSync(cacheFile(), JSON.stringify(entry), { mode: 0o600 });
+    expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(2);
+    expect((JSON.parse(readFileSync(cacheFile(), 'utf8')) as typeof entry).config.upload.concurrency).toBe(2);
+    // A torn entry (cut short) is no entry either.
+    writeFileSync(cacheFile(), readFileSync(cacheFile(), 'utf8').slice(0, 100), { mode: 0o600 });
+    expect((await loadConfig({ path: file, env: {} })).config.upload.concurrency).toBe(2);
+  });
+});
+
+describe('the config cache key', () => {
+  const inputs = (localtime: string) => ({ file: null, fileValues: null, env: {}, overrides: undefined, cwd: dir, localtime });
+
+  it('changes with the system zone when /etc/localtime is a regular file (a copy of the zone file), not a link', async () => {
+    const berlin = readFileSync('/usr/share/zoneinfo/Europe/Berlin');
+    const tokyo = readFileSync('/usr/share/zoneinfo/Asia/Tokyo');
+    const localtime = path.join(dir, 'localtime');
+    writeFileSync(localtime, berlin);
+    const inBerlin = await configCacheKey(inputs(localtime));
+    expect(await configCacheKey(inputs(localtime))).toBe(inBerlin);
+    writeFileSync(localtime, tokyo);
+    expect(await configCacheKey(inputs(localtime))).not.toBe(inBerlin);
+    // As a link, by where it points.
+    const link = path.join(dir, 'localtime-link');
+    symlinkSync('/usr/share/zoneinfo/Europe/Berlin', link);
+    const linked = await configCacheKey(inputs(link));
+    rmSync(link);
+    symlinkSync('/usr/share/zoneinfo/Asia/Tokyo', link);
+    expect(await configCacheKey(inputs(link))).not.toBe(linked);
   });
 });

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
 import { buildCli } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
+import { until } from '../helpers/until.js';
 import { minimalConfig, writeConfig } from './config-files.js';
 
 /**
@@ -108,4 +109,71 @@ describe('validation in a child process', () => {
     expect(validatedIn(parent)).toBe(false);
     expect(validatedIn(child)).toBe(true);
   });
+});
+
+/** Calls the compiled validateApart itself (twice), with a limit of `timeoutMs`: its answers, or the error. */
+const APART_SCRIPT = `
+const { validateApart } = await import(process.argv[1]);
+const [file, timeoutMs] = [process.argv[2], Number(process.argv[3])];
+const { readFileSync } = await import('node:fs');
+const inputs = { file, filePath: file, fileValues: JSON.parse(readFileSync(file, 'utf8')), context: 'test', env: {}, cwd: process.cwd(), overrides: undefined };
+const answers = [];
+for (let i = 0; i < 2; i++) {
+  const { validated, fallback } = await validateApart(inputs, { timeoutMs });
+  answers.push({ concurrency: validated.config.upload.concurrency, fallback });
+}
+console.log(JSON.stringify(answers));`;
+const APART = path.join(REPO_ROOT, 'dist/config/validate-apart.js');
+
+/** The pids of the running validation children whose parent is `ppid`. */
+function validationChildren(ppid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === ppid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('validate-child.js')) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+describe('a validation child that does not answer', () => {
+  it('is killed at its limit, and the config is validated in the process, which says why once', async () => {
+    const file = fileWith('no-answer', { token: TOKEN }, { upload: { concurrency: 3 } });
+    // A limit of 1 ms: every child is killed before it answers.
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--input-type=module', '-e', APART_SCRIPT, APART, file, '1'], (err, out, errOut) =>
+        err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out),
+      );
+    });
+    const answers = JSON.parse(stdout) as { concurrency: number; fallback: string | null }[];
+    expect(answers.map((a) => a.concurrency)).toEqual([3, 3]);
+    expect(answers[0].fallback).toMatch(/^the config was validated in this process .*: the validating process ended with SIGKILL \(no answer within 0\.001 s\)$/);
+    expect(answers[1].fallback).toBeNull();
+  });
+
+  it('SIGSTOPped, holds the validation no longer than its limit (SIGKILL: a stopped process ignores SIGTERM)', async () => {
+    const file = fileWith('stopped', { token: TOKEN }, { upload: { concurrency: 2 } });
+    const script = execFile(process.execPath, ['--input-type=module', '-e', APART_SCRIPT, APART, file, '20000']);
+    let stdout = '';
+    script.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => script.once('close', resolve));
+    // The first child, stopped as soon as it runs.
+    let stopped: number | undefined;
+    await until('the validation child runs', () => {
+      stopped = validationChildren(script.pid as number)[0];
+      return stopped !== undefined;
+    }, 30_000);
+    process.kill(stopped as number, 'SIGSTOP');
+    expect(await exited).toBe(0);
+    const answers = JSON.parse(stdout) as { concurrency: number; fallback: string | null }[];
+    expect(answers[0]).toEqual({ concurrency: 2, fallback: expect.stringContaining('ended with SIGKILL (no answer within 20 s)') as string });
+    // The next one, not stopped, answers.
+    expect(answers[1]).toEqual({ concurrency: 2, fallback: null });
+    expect(existsSync(`/proc/${stopped}`)).toBe(false);
+  }, 120_000);
 });

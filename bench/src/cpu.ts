@@ -9,8 +9,8 @@ import { benchWav } from './audio.js';
 import { createPiBox, type PiBox } from './cgroup.js';
 import { summariseProfile } from './cpu-profile.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, REPO_ROOT, startNodeIn, startProcess, type Child, type MemoryKb } from './proc.js';
-import { figure, type Figure } from './report.js';
+import { CLI_MAIN, CLI_MODULES_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, procMemoryKb, REPO_ROOT, sleep, startNodeIn, startProcess, type Child, type MemoryKb } from './proc.js';
+import { figure, median, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
 import { BENCH_TOKEN, STATION } from './service-process.js';
 import { startCountingService, type CountingService } from './stored-detections.js';
@@ -85,11 +85,15 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
   const profiled = options.cpuProfile ? ', node --cpu-prof' : '';
   let agent: SideResult;
   let baseline: SideResult;
+  let restarts: Figure[];
   try {
     [agent, baseline] = await Promise.all([
       runAgent({ dir: path.join(dir, 'agent'), service: services[0], box: boxes[0], recordings, wav, profileDir: options.cpuProfile }),
       runBaseline({ dir: path.join(dir, 'baseline'), service: services[1], box: boxes[1], recordings, wav }),
     ]);
+    // As many rounds as recordings, at most 5; the memory read after the idle section's settle.
+    restarts = await restartForms(boxes[0], services[0].url, path.join(dir, 'restarts'), Math.min(5, n), options.settleSec * 1000);
+    log(`cpu: the restart by form: ${restarts.map((f) => `${f.name.split(': ').slice(1).join(': ')} ${Number(f.value).toFixed(1)} ${f.unit}`).join('; ')}`);
   } finally {
     await Promise.all(services.map((s) => s.close()));
     for (const b of boxes) b?.remove();
@@ -133,6 +137,7 @@ export async function runCpu(options: BenchOptions, dir: string, log: (line: str
     // (node, the modules, the daemon's start), which the uploader's figure does not carry,
     // and the recordings themselves.
     figure({ id: 'cpu.agentStartup', name: 'CPU of the agent\'s restart, until it runs (in the agent\'s figure above, amortised)', value: startupSec * 1000, unit: 'ms', digits: 0 }),
+    ...restarts,
     figure({ id: 'cpu.agentPastStartupPerRecording', name: 'CPU per recording: agent past its start-up', value: (pastStartupSec / n) * 1000, unit: 'ms', digits: 1 }),
     figure({ id: 'cpu.agentPastStartupVsBaseline', name: 'CPU per recording: agent past its start-up / analyzerpi uploader', value: pastStartupSec / n / baselinePer, unit: 'x' }),
     // What each side's FLAC costs the link: the agent's level (upload.flacCompressionLevel,
@@ -223,12 +228,69 @@ async function runAgent(side: Side & { profileDir: string | null }): Promise<Sid
  * and waits for a line; `exec` then makes it the agent (same pid), so the box holds every
  * instruction the agent runs. Started at once (the line is written here).
  */
-function startBoxed(box: PiBox | null, env: NodeJS.ProcessEnv, nodeFlags: string[], configPath: string): { agent: Child; cpu0: number } {
+function startBoxed(box: PiBox | null, env: NodeJS.ProcessEnv, nodeFlags: string[], configPath: string, main = CLI_MAIN): { agent: Child; cpu0: number } {
   // The box's CPU before node starts (the shell that execs it is in the box already).
   const cpu0 = box?.cpuSeconds() ?? 0;
   // The systemd unit's environment, as a station runs the agent.
-  const agent = startNodeIn([box], [...nodeFlags, CLI_MAIN, 'run', '--config', configPath], { env });
+  const agent = startNodeIn([box], [...nodeFlags, main, 'run', '--config', configPath], { env });
   return { agent, cpu0 };
+}
+
+/** The start-up's forms on the new runtime (queue-scale.ts times the CLI's commands in the same ones). */
+const RESTART_FORMS = [
+  { id: 'bundle', name: 'the bundle (what ships), no compile cache', main: CLI_MAIN, cache: false },
+  { id: 'bundleCached', name: 'the bundle with the compile cache', main: CLI_MAIN, cache: true },
+  { id: 'modulesCached', name: "tsc's modules with the compile cache", main: CLI_MODULES_MAIN, cache: true },
+  { id: 'modules', name: "tsc's modules without it", main: CLI_MODULES_MAIN, cache: false },
+  { id: 'bundleCachedTurbofan', name: 'the bundle with the compile cache, TurboFan on (no --no-opt)', main: CLI_MAIN, cache: true, turbofan: true },
+] as const;
+
+/** Preloaded by the TurboFan form: drops the daemon's `--no-opt`. */
+const TURBOFAN_ON = path.join(REPO_ROOT, 'bench/turbofan-on.cjs');
+
+/**
+ * The daemon's restart in each form, in the agent's box after its run: CPU from the first
+ * instruction to "running", and VmRSS `settleMs` later, `rounds` times each, the forms
+ * alternated so that a busy minute of the machine falls on all alike. Each form starts once
+ * first (its queue, its config cache, its compile cache, with NODE_COMPILE_CACHE as
+ * bin/station-agent sets it under systemd).
+ */
+async function restartForms(box: PiBox | null, serviceUrl: string, dir: string, rounds: number, settleMs: number): Promise<Figure[]> {
+  const cfg = writeAgentConfig({ dir, serviceUrl });
+  const forms = RESTART_FORMS.map((form) => ({
+    ...form,
+    env: { ...unitEnvironment(), ...(form.cache ? { NODE_COMPILE_CACHE: path.join(dir, `compile-cache-${form.id}`) } : {}) },
+    cpuMs: [] as number[],
+    rss: [] as MemoryKb[],
+  }));
+  const restart = async (form: (typeof forms)[number]): Promise<void> => {
+    const { agent, cpu0 } = startBoxed(box, form.env, 'turbofan' in form ? ['-r', TURBOFAN_ON] : [], cfg.configPath, form.main);
+    try {
+      await agent.waitForLine(/station-agent running/, 600_000);
+      form.cpuMs.push((cpuOf(box, agent) - cpu0) * 1000);
+      await sleep(settleMs);
+      const memory = procMemoryKb(agent.pid);
+      if (memory) form.rss.push(memory);
+    } finally {
+      await agent.stop(30_000);
+    }
+  };
+  // One start of each first (left out), unless a single round was asked for (the bench's own test).
+  if (rounds > 1) for (const form of forms) await restart(form);
+  for (const form of forms) [form.cpuMs, form.rss] = [[], []];
+  for (let i = 0; i < rounds; i++) for (const form of forms) await restart(form);
+  const mb = (kb: number) => kb / 1024;
+  return forms.flatMap((form) => [
+    figure({ id: `cpu.restart.${form.id}`, name: `CPU of the agent's restart, until it runs: ${form.name} (median of ${rounds}, alternated)`, value: median(form.cpuMs), unit: 'ms', digits: 0, detail: { runsMs: form.cpuMs } }),
+    figure({
+      id: `memory.restart.${form.id}`,
+      name: `memory: the restarted agent's VmRSS ${settleMs / 1000} s after "running": ${form.name} (median; RssAnon ${mb(median(form.rss.map((m) => m.rssAnon))).toFixed(1)}, RssFile ${mb(median(form.rss.map((m) => m.rssFile))).toFixed(1)})`,
+      value: mb(median(form.rss.map((m) => m.vmRss))),
+      unit: 'MB',
+      digits: 1,
+      detail: { rssKb: form.rss },
+    }),
+  ]);
 }
 
 async function runBaseline(side: Side): Promise<SideResult> {

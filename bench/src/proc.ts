@@ -16,6 +16,8 @@ export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = repositoryRoot(BENCH_DIR);
 /** `station-agent` as the package runs it: the agent's own build, the one that ships. */
 export const CLI_MAIN = path.join(REPO_ROOT, 'dist/bundle/main.js');
+/** tsc's own modules, which the bundle is made from: the CLI without the bundle. */
+export const CLI_MODULES_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
 
 function repositoryRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

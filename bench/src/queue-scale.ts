@@ -2,7 +2,7 @@ import path from 'node:path';
 import { enqueueMany, openQueue, type EnqueueInput } from '../../src/queue/index.js';
 import { writeAgentConfig } from './agent-config.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, startNode } from './proc.js';
+import { CLI_MAIN, CLI_MODULES_MAIN, startNode } from './proc.js';
 import { figure, median, type Figure } from './report.js';
 import { STATION } from './service-process.js';
 import { operatorEnvironment } from './unit-options.js';
@@ -13,6 +13,12 @@ import { operatorEnvironment } from './unit-options.js';
  * spool, 10 detections each, all waiting), timed as a whole process (wall clock,
  * median of `statusRuns`). For comparison, timed the same way: `status` where no
  * queue exists yet (what the queue adds) and the CLI's bare start-up (`--version`).
+ *
+ * And, in the same rounds, both commands in the forms the start-up could take on the new
+ * runtime: the bundle (what ships) with Node's compile cache (the folder NODE_COMPILE_CACHE
+ * names, which bin/station-agent sets under systemd with module.enableCompileCache), and tsc's
+ * modules as they are (dist/cli/main.js, the bundle's entry: no bundle) with and without it.
+ * Each cache is filled by one run first, as a station's first start fills its own.
  */
 const DETECTIONS_PER_RECORDING = 10;
 const BATCH_RECORDINGS = 1_000;
@@ -31,6 +37,8 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
   const empty: number[] = [];
   const startup: number[] = [];
   const bare: number[] = [];
+  const forms = STARTUP_FORMS.map((form) => ({ ...form, env: form.cache ? { NODE_COMPILE_CACHE: path.join(dir, `compile-cache-${form.id}`) } : {}, status: [] as number[], version: [] as number[] }));
+  for (const form of forms) await timeNode([form.main, '--version'], form.env);
   for (let i = 0; i < options.statusRuns; i++) {
     const { ms, stdout } = await timeNode([CLI_MAIN, 'status', '--json', '--offline', '--config', cfg.configPath]);
     const report = JSON.parse(stdout) as { queue: { detections: { pending: number } } };
@@ -41,7 +49,12 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
     empty.push((await timeNode([CLI_MAIN, 'status', '--json', '--offline', '--config', emptyCfg.configPath])).ms);
     startup.push((await timeNode([CLI_MAIN, '--version'])).ms);
     bare.push((await timeNode(['-e', '0'])).ms);
+    for (const form of forms) {
+      form.status.push((await timeNode([form.main, 'status', '--json', '--offline', '--config', cfg.configPath], form.env)).ms);
+      form.version.push((await timeNode([form.main, '--version'], form.env)).ms);
+    }
   }
+  for (const form of forms) log(`queue: ${form.name}: status --json ${median(form.status).toFixed(0)} ms, --version ${median(form.version).toFixed(0)} ms`);
   log(
     `queue: status --json --offline median ${median(status).toFixed(0)} ms (runs ${status.map(Math.round).join(', ')}); ` +
       `without a queue ${median(empty).toFixed(0)} ms; --version ${median(startup).toFixed(0)} ms; node -e 0 ${median(bare).toFixed(0)} ms`,
@@ -67,8 +80,19 @@ export async function runQueueScale(options: BenchOptions, dir: string, log: (li
       unit: 'x',
       target: { op: '<=', value: 3 },
     }),
+    ...forms.flatMap((form) => [
+      figure({ id: `startup.${form.id}.status`, name: `start-up, ${form.name}: status --json, ${label} detections`, value: median(form.status), unit: 'ms', digits: 0, detail: { runsMs: form.status } }),
+      figure({ id: `startup.${form.id}.version`, name: `start-up, ${form.name}: --version`, value: median(form.version), unit: 'ms', digits: 0, detail: { runsMs: form.version } }),
+    ]),
   ];
 }
+
+/** The start-up's other forms, timed beside the bundle without a cache (above). */
+const STARTUP_FORMS = [
+  { id: 'bundleCached', name: 'the bundle with the compile cache', main: CLI_MAIN, cache: true },
+  { id: 'modulesCached', name: "tsc's modules with the compile cache", main: CLI_MODULES_MAIN, cache: true },
+  { id: 'modules', name: "tsc's modules without it", main: CLI_MODULES_MAIN, cache: false },
+] as const;
 
 /** Recordings with 10 detections each, 10,000 detections per transaction. */
 function seed(file: string, detections: number): void {
@@ -115,9 +139,9 @@ function seed(file: string, detections: number): void {
 }
 
 /** One command, timed from spawn to exit, in an operator's shell environment (the same for `node -e 0`). */
-async function timeNode(args: string[]): Promise<{ ms: number; stdout: string }> {
+async function timeNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ ms: number; stdout: string }> {
   const t = performance.now();
-  const child = startNode(args, { env: operatorEnvironment() });
+  const child = startNode(args, { env: { ...operatorEnvironment(), ...env } });
   const code = await child.exited;
   const ms = performance.now() - t;
   if (code !== 0) throw new Error(`node ${args.join(' ').slice(0, 200)} exited ${code}: ${child.stderrTail().slice(-1000)}`);

@@ -202,7 +202,7 @@ after=$(queued)
 check "the queue's items are kept ($after)" test "$after" = "$before"
 schema=$(asagent /opt/station-agent/node/bin/node -e '
   const D = require("/opt/station-agent/node_modules/better-sqlite3");
-  const db = new D("/var/lib/station-agent/queue.db", { readonly: true, nativeBinding: "/opt/station-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node" });
+  const db = new D("/var/lib/station-agent/queue.db", { readonly: true });
   console.log(db.pragma("user_version", { simple: true }), db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = ?").get("release_test").n);')
 check "postinst ran the new migration ($((SCHEMA + 1))) on the queue (schema, table: $schema)" test "$schema" = "$((SCHEMA + 1)) 1"
 check "postinst said the queue is up to date" grep -q "queue of .*config.json: up to date" "$WORK/upgrade.log"

@@ -162,7 +162,7 @@ sa_refuse_unknown_schema() {
     sa_schema=$(sa_node_as "$sa_user" -e '
       const [lib, file] = process.argv.slice(1);
       const Database = require(lib);
-      const db = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: lib + "/build/Release/better_sqlite3.node" });
+      const db = new Database(file, { readonly: true, fileMustExist: true });
       console.log(db.pragma("user_version", { simple: true }));
       db.close();' "${DPKG_ROOT:-}$SA_OPT/node_modules/better-sqlite3" "${DPKG_ROOT:-}$sa_file" 2>/dev/null) || continue
     if [ -n "$sa_schema" ] && [ "$sa_schema" -gt "$SA_QUEUE_SCHEMA" ]; then

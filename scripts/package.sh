@@ -80,6 +80,7 @@ elf_depends() {
       libc.so.* | libm.so.* | libdl.so.* | libpthread.so.* | librt.so.* | ld-linux*) ;;
       libstdc++.so.6) deps+=("libstdc++6 (>= 12)") ;;
       libgcc_s.so.1) deps+=("libgcc-s1 (>= 3.0)") ;;
+      libatomic.so.1) deps+=("libatomic1 (>= 4.8)") ;;
       libFLAC.so.12) deps+=("libflac12 (>= 1.4.0)") ;;
       *) die "an ELF file under $dir needs $lib, which no Depends names: add it to elf_depends" ;;
     esac

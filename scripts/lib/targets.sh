@@ -22,8 +22,9 @@
 # packaging/node/package.json (docs/INSTALL.md says which line and why).
 STATION_AGENT_NODE_VERSION=${STATION_AGENT_NODE_VERSION:-$(sed -n 's/^ *"version": "\(.*\)",$/\1/p' "$REPO/packaging/node/package.json")}
 [[ $STATION_AGENT_NODE_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "packaging/node/package.json has no Node.js version"
-# The arm64 Debian packages of the sysroot: the C/C++ runtime Node needs, and flac.
-SYSROOT_PACKAGES=(libc6 libstdc++6 libgcc-s1 flac libflac12 libogg0)
+# The arm64 Debian packages of the sysroot: the C/C++ runtime Node needs (Node 26 links
+# libatomic too), and flac.
+SYSROOT_PACKAGES=(libc6 libstdc++6 libgcc-s1 libatomic1 flac libflac12 libogg0)
 
 # Debian's architecture name -> Node's (process.arch) and the GNU triplet of its compiler.
 target_node_arch() {

@@ -370,10 +370,11 @@ export class InputWatcher<T = true> {
    * and no file has that name: the file can never be read. Said once, naming it, so
    * the operator can rename it (otherwise it would look like a file that vanished).
    */
-  private reportUndecodableName(file: string): void {
-    if (!file.includes('\uFFFD') || this.undecodable.has(file)) return;
+  private reportUndecodableName(file: string, what: 'file' | 'folder' = 'file'): void {
+    if (!file.includes('\uFFFD') || this.undecodable.has(file) || this.undecodable.size >= MAX_REPORTED_SKIPS) return;
     this.undecodable.add(file);
-    this.opts.onError?.(new Error(`cannot read ${file}: its name is not valid UTF-8 (shown with \uFFFD); rename the file to take it in`));
+    const take = what === 'file' ? 'rename the file to take it in' : 'rename the folder to take in what it holds';
+    this.opts.onError?.(new Error(`cannot read ${file}: its name is not valid UTF-8 (shown with \uFFFD); ${take}`));
   }
 
   private vanished(file: string): void {
@@ -431,6 +432,11 @@ export class InputWatcher<T = true> {
       const full = path.join(dir, entry.name);
       // Dirent types come from the directory itself: a symlink is a symlink, never followed.
       if (entry.isDirectory()) {
+        // A name that is not UTF-8 reaches Node with U+FFFD in it: no path leads there, so say it (issue 35).
+        if (entry.name.includes('\uFFFD')) {
+          this.reportUndecodableName(full, 'folder');
+          continue;
+        }
         subfolders.push(entry.name);
         await this.walk(full, depth + 1, rescan);
       } else if (this.pending.has(full)) {

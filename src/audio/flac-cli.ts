@@ -11,6 +11,7 @@ import { readFlacInfo, type FlacInfo } from './flac-info.js';
 import { WAVE_FORMAT_PCM } from './wav-format.js';
 import { readWavInfo, type WavInfo } from './wav.js';
 import { pidAlive } from '../system/pid.js';
+import { RAMFS_MAGIC, TMPFS_MAGIC } from '../system/disk.js';
 
 /**
  * `node:child_process`, loaded at the first use of the program: the daemon imports this module
@@ -198,6 +199,4 @@ export async function findScratchDir(dir = '/dev/shm'): Promise<string | undefin
   }
 }
 
-const TMPFS_MAGIC = 0x01021994;
-const RAMFS_MAGIC = 0x858458f6;
 

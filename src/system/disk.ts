@@ -50,6 +50,37 @@ export async function freeBytesNear(dir: string): Promise<number | null> {
   }
 }
 
+/** statfs `f_type` of the RAM file systems. */
+export const TMPFS_MAGIC = 0x01021994;
+export const RAMFS_MAGIC = 0x858458f6;
+
+/**
+ * `tmpfs` or `ramfs` when `dir` (or its nearest existing parent) lives in RAM, else null.
+ * A dataDir there loses the queue at every reboot and power cut, though nothing fails:
+ * `run` and `doctor` say so (issue 35).
+ */
+export async function ramFileSystemNear(dir: string): Promise<'tmpfs' | 'ramfs' | null> {
+  let current = path.resolve(dir);
+  for (;;) {
+    try {
+      const { type } = await statfs(current);
+      return type === TMPFS_MAGIC ? 'tmpfs' : type === RAMFS_MAGIC ? 'ramfs' : null;
+    } catch (err) {
+      const parent = path.dirname(current);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === current) return null;
+      current = parent;
+    }
+  }
+}
+
+/** What `run` and `doctor` say about a dataDir in RAM. */
+export function ramDataDirWarning(dataDir: string, fs: 'tmpfs' | 'ramfs'): string {
+  return (
+    `dataDir ${dataDir} is on a RAM file system (${fs}): the queue, its spool and what it has not uploaded are lost at every reboot or power cut; ` +
+    'put dataDir on the card or a disk (the default /var/lib/station-agent)'
+  );
+}
+
 /** `disk.minFreeMb` in bytes. */
 export function minFreeBytes(minFreeMb: number): number {
   return minFreeMb * MIB;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
 import type { ClockSyncState } from '../../system/clock.js';
-import { freeBytesNear, isDiskGettingLow, isDiskLow, minFreeBytes } from '../../system/disk.js';
+import { freeBytesNear, isDiskGettingLow, isDiskLow, minFreeBytes, ramDataDirWarning, ramFileSystemNear } from '../../system/disk.js';
 import { queueDbPath } from '../queue-file.js';
 import { scanInput, total, type InputScan } from './input-scan.js';
 import { result, type CheckResult } from './types.js';
@@ -124,8 +124,16 @@ async function inotifyCheck(scan: InputScan): Promise<CheckResult> {
   return result('inotify', title, 'pass', detail, null, data);
 }
 
-/** dataDir is writable (a file written, synced and removed there), or can be created. */
+/** dataDir is writable (a file written, synced and removed there), or can be created; and not in RAM. */
 export async function spoolCheck(config: Config): Promise<CheckResult> {
+  const writable = await spoolWritable(config);
+  if (writable.status !== 'pass') return writable;
+  const ram = await ramFileSystemNear(config.dataDir);
+  if (!ram) return writable;
+  return result('spool', writable.title, 'warn', ramDataDirWarning(config.dataDir, ram), 'set dataDir to a folder on the card (the default /var/lib/station-agent)');
+}
+
+async function spoolWritable(config: Config): Promise<CheckResult> {
   const dir = config.dataDir;
   const title = 'spool writable (dataDir)';
   const hint = `create it for the agent's user (User= of its systemd unit, e.g. pi): sudo install -d -o pi -g pi ${dir}`;

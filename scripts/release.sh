@@ -86,7 +86,6 @@ fi
 [[ -n ${fingerprint:-} ]] || die "--key $key: no secret key to sign with"
 say "Signing with $fingerprint"
 
-VERSION=$(node -p "require('$REPO/package.json').version")
 if [[ -z $debs ]]; then
   debs=$CACHE/release/debs
   rm -rf "$debs"
@@ -164,4 +163,4 @@ gpg --batch --yes --local-user "$fingerprint" --armor --detach-sign --output "$r
 
 note "$(cat "$repo/release-metrics.txt" | grep -v '^#' | sed 's/^[^{]*//')"
 note "dists/$suite: $(ls "$repo/dists/$suite" | tr "\n" " ")"
-say "release: station-agent $VERSION in $suite of $repo, signed by $fingerprint, in $(elapsed)"
+say "release: station-agent $(dpkg-deb -f "${packages[0]}" Version) in $suite of $repo, signed by $fingerprint, in $(elapsed)"

@@ -154,7 +154,8 @@ check "apt-get install station-agent installs $OLD from the file: source" test "
 # A station with a token and a queue: a real result file, queued by the agent's own ingest.
 FIXTURE=$REPO/../shared/fixtures/real/birdnet-analyzer_ea464544_2022-03-02
 mkdir -p "$ROOT/srv-input"
-cp "$FIXTURE/soundscape.BirdNET.results.csv" "$ROOT/srv-input/"
+# Named by its recording start (YYYYMMDD_HHMMSS), as a recorder names its files.
+cp "$FIXTURE/soundscape.BirdNET.results.csv" "$ROOT/srv-input/20250501_120000.BirdNET.results.csv"
 cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
 {
   "service": { "baseUrl": "http://127.0.0.1:9", "token": "release-test-token" },
@@ -163,7 +164,7 @@ cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
   "dataDir": "/var/lib/station-agent"
 }
 EOF
-chown station-agent:station-agent "$ROOT/etc/station-agent/config.json"
+inroot chown station-agent:station-agent /etc/station-agent/config.json
 chmod 0600 "$ROOT/etc/station-agent/config.json"
 # As the service's user, as the unit runs it: root would leave SQLite's -shm file root's.
 asagent() { inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups "$@"; }
@@ -171,7 +172,7 @@ queued() { asagent station-agent status --offline --json | node -e 'let t=""; pr
 asagent station-agent ingest /srv-input >/dev/null
 before=$(queued)
 config_sum=$(sha256sum <"$ROOT/etc/station-agent/config.json")
-check "the queue holds the ingested detections ($before)" test "$before" != "" -a "$before" != "null"
+check "the queue holds the ingested detections ($before)" node -e 'const c = JSON.parse(process.argv[1]); process.exit(c.pending > 0 ? 0 : 1)' "$before"
 
 say "5. The newer version in the repository"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \

@@ -447,6 +447,16 @@ const retentionSchema = z
       .meta({ examples: [0] }),
   });
 
+const queueSchema = z
+  .strictObject({
+    retainDays: wholeBetween(8, 3_650)
+      .default(30)
+      .describe(
+        'Days a settled item (uploaded or dropped) stays in the queue database after it settled; then its row is deleted (a recording once its detections and its spooled audio are gone too), so the file stops growing at about this many days of history. At least 8: the delivery audit compares the items the service acknowledged in the recent days with what it holds, and needs their rows (and the ids the service gave). `failed` items stay until an operator retries or drops them.',
+      )
+      .meta({ examples: [30] }),
+  });
+
 const diskSchema = z
   .strictObject({
     minFreeMb: wholeBetween(0, 1_000_000)
@@ -703,6 +713,7 @@ export const configSchema = z.strictObject({
     .meta({ examples: ['/var/lib/station-agent'], path: true }),
   upload: uploadSchema.prefault({}).describe('How the queue is sent to the service.'),
   retention: retentionSchema.prefault({}).describe('What the agent keeps in `dataDir` after upload.'),
+  queue: queueSchema.prefault({}).describe('How long the queue database keeps what is settled.'),
   disk: diskSchema.prefault({}).describe('Protects the SD card from filling up.'),
   clock: clockSchema.prefault({}).describe('A Raspberry Pi has no real-time clock: after boot its time is wrong until NTP syncs.'),
   privacy: privacySchema

@@ -33,6 +33,9 @@ export async function prepare(config: Config, configPath: string | null, log: Lo
     queue = openQueue(path.join(config.dataDir, 'queue.db'));
     const [ingest, webhook] = await Promise.all([createIngestContext(config, queue, log), webhookFromConfig(config, configPath, (m) => log.warn(m))]);
     const recovered = recoverInFlight(queue);
+    // The WAL made durable once, with its folder entry (created at this open, as after every
+    // clean stop): the uploader's commits are then fsynced by the WAL alone (queue/db.ts syncWal).
+    queue.syncWal();
     if (recovered.recordings + recovered.detections > 0) {
       log.warn(recovered, 'items interrupted by the last stop will be reconciled with the service before any new post');
     }

@@ -25,6 +25,7 @@ export const RELOAD_AT_ONCE: readonly string[] = [
   'upload.audioBytesPerSec',
   'upload.audioBytesPerDay',
   'retention.keepUploadedDays',
+  'queue.retainDays',
   'disk.minFreeMb',
   'clock.requireSync',
   'privacy.*',

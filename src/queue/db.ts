@@ -81,10 +81,18 @@ export class Queue {
    * opened for each sync: SQLite may delete and create the WAL again (the last connection's
    * close), and a descriptor kept open would then sync a file no longer read. The folder is
    * synced once per connection too, as SQLite does at a new WAL's first sync (a WAL created
-   * since the last durable commit would otherwise be a name a power cut can take back).
+   * since the last durable commit would otherwise be a name a power cut can take back); the
+   * daemon does that at start (daemon/prepare.ts), so no recording pays for it.
    */
   syncWal(): void {
-    const fd = openSync(`${this.path}-wal`, 'r');
+    let fd: number;
+    try {
+      fd = openSync(`${this.path}-wal`, 'r');
+    } catch (err) {
+      // No WAL (nothing written through this connection yet): nothing to make durable.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
     try {
       fdatasyncSync(fd);
     } finally {

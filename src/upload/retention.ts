@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
 import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
+import { retireSettled, type RetiredRows } from '../queue/retire-settled.js';
 import { withholdQueuedAudio } from '../queue/withhold-audio.js';
 
 /**
@@ -18,6 +19,9 @@ export interface SweepStep {
   run(now: number): void;
 }
 export type SweepStepFactory = (config: Config) => SweepStep;
+
+/** Rows of each kind per transaction of the retirement (one short transaction each). */
+const RETIRE_BATCH = 500;
 
 /**
  * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`;
@@ -66,28 +70,50 @@ export class RetentionSweeper {
       if (retired > 0) this.log.warn({ recordings: retired }, 'recordings without audio retired: their detections went without a soundscape');
       // Before the spool pass: recordings the gate drops lose their audio in this same sweep.
       this.firstStep.run(now);
-      for (let first = true; ; first = false) {
-        const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100, now });
-        if (files.length === 0) return;
-        // The uploader's last outcomes are not fsynced until its next claim (upload/group-commit.ts):
-        // an `uploaded` a power cut can still take back must not lose its audio first.
-        if (first) this.queue.syncWal();
-        for (const f of files) {
-          await rm(f.spoolPath, { force: true });
-          // A crash in the spool compaction leaves a WAV beside its FLAC (or a FLAC beside its WAV): it goes too.
-          if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });
-          if (f.spoolPath.endsWith('.wav')) {
-            const base = f.spoolPath.slice(0, -'.wav'.length);
-            await Promise.all([rm(`${base}.flac`, { force: true }), rm(`${base}.flac.part`, { force: true })]);
-          }
-          await this.afterUpload(f.recordingId);
-          clearSpoolPath(this.queue, f.recordingId);
-        }
-        if (files.length < 100) return;
-      }
+      await this.deleteSpoolFiles(retentionMs, now);
+      await this.retireRows(now);
     } catch (err) {
       this.log.warn(`retention sweep: ${errorMessage(err)}`);
     }
+  }
+
+  private async deleteSpoolFiles(retentionMs: number, now: number): Promise<void> {
+    for (let first = true; ; first = false) {
+      const files = spoolFilesToDelete(this.queue, { retentionMs, limit: 100, now });
+      if (files.length === 0) return;
+      // The uploader's last outcomes are not fsynced until its next claim (upload/group-commit.ts):
+      // an `uploaded` a power cut can still take back must not lose its audio first.
+      if (first) this.queue.syncWal();
+      for (const f of files) {
+        await rm(f.spoolPath, { force: true });
+        // A crash in the spool compaction leaves a WAV beside its FLAC (or a FLAC beside its WAV): it goes too.
+        if (f.spoolPath.endsWith('.flac')) await rm(`${f.spoolPath.slice(0, -'.flac'.length)}.wav`, { force: true });
+        if (f.spoolPath.endsWith('.wav')) {
+          const base = f.spoolPath.slice(0, -'.wav'.length);
+          await Promise.all([rm(`${base}.flac`, { force: true }), rm(`${base}.flac.part`, { force: true })]);
+        }
+        await this.afterUpload(f.recordingId);
+        clearSpoolPath(this.queue, f.recordingId);
+      }
+      if (files.length < 100) return;
+    }
+  }
+
+  /**
+   * Settled rows older than `queue.retainDays` leave the database (queue/retire-settled.ts),
+   * a batch per transaction with the event loop free in between, so uploads never wait
+   * behind a long delete (the first sweep after an upgrade finds a whole history).
+   */
+  private async retireRows(now: number): Promise<void> {
+    const before = now - this.config.queue.retainDays * 86_400_000;
+    let total: RetiredRows = { detections: 0, recordings: 0 };
+    for (;;) {
+      const r = retireSettled(this.queue, { before, limit: RETIRE_BATCH, now });
+      total = { detections: total.detections + r.detections, recordings: total.recordings + r.recordings };
+      if (r.detections < RETIRE_BATCH && r.recordings < RETIRE_BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (total.detections + total.recordings > 0) this.log.info({ ...total, retainDays: this.config.queue.retainDays }, 'settled items older than queue.retainDays retired from the queue database');
   }
 
   /**

@@ -1,7 +1,9 @@
 import { copyFileSync, existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listItems } from '../../src/queue/index.js';
+import { listItems, openQueue } from '../../src/queue/index.js';
+import { recountStates } from '../../src/queue/state-counts.js';
+import { until } from '../helpers/until.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture } from '../helpers/paths.js';
 
@@ -11,12 +13,12 @@ afterEach(async () => {
   world = undefined;
 });
 
-function drop(w: AgentWorld): string {
-  const wav = path.join(w.inputDir, 'soundscape.wav');
+function drop(w: AgentWorld, name = 'soundscape', endIso = '2025-06-01T10:00:10.000Z'): string {
+  const wav = path.join(w.inputDir, `${name}.wav`);
   copyFileSync(realFixture('birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav'), wav);
-  const end = new Date('2025-06-01T10:00:10.000Z');
+  const end = new Date(endIso);
   utimesSync(wav, end, end);
-  writeFileSync(path.join(w.inputDir, 'soundscape.BirdNET.results.csv'), 'Start (s),End (s),Scientific name,Common name,Confidence\n0,3.0,Pica pica,Eurasian Magpie,0.9\n');
+  writeFileSync(path.join(w.inputDir, `${name}.BirdNET.results.csv`), 'Start (s),End (s),Scientific name,Common name,Confidence\n0,3.0,Pica pica,Eurasian Magpie,0.9\n');
   return wav;
 }
 
@@ -56,5 +58,41 @@ describe('after upload', () => {
     expect(existsSync(wav)).toBe(false);
     expect(existsSync(path.join(moveTo, 'soundscape.wav'))).toBe(true);
     rmSync(moveTo, { recursive: true, force: true });
+  });
+});
+
+describe('queue.retainDays', () => {
+  it('retires settled rows older than it from the queue database, and nothing newer; nothing is posted again', async () => {
+    world = await createAgentWorld({ config: { queue: { retainDays: 30 } } });
+    drop(world, 'old');
+    let daemon = await world.startAgent();
+    await world.waitDrained();
+    await daemon.housekeeping();
+    await world.stopAgent();
+    // That recording settled 31 days ago (the queue's own times; the clock stays where it is).
+    const DAY = 86_400_000;
+    const aged = openQueue(path.join(world.dataDir, 'queue.db'));
+    for (const table of ['recordings', 'detections']) aged.db.prepare(`UPDATE ${table} SET created_at = created_at - ?, updated_at = updated_at - ?`).run(31 * DAY, 31 * DAY);
+    aged.close();
+
+    daemon = await world.startAgent();
+    drop(world, 'new', '2025-06-01T10:05:10.000Z');
+    const newUploaded = () =>
+      daemon.queue.db
+        .prepare(`SELECT COUNT(*) FROM detections JOIN recordings r ON r.id = recording_id WHERE r.source_path LIKE '%new.wav' AND detections.state = 'uploaded' AND r.state = 'uploaded'`)
+        .pluck()
+        .get() === 1;
+    await until('the new recording uploaded', newUploaded, 20_000, () => JSON.stringify(world!.counts()));
+    await daemon.housekeeping();
+    const rows = (table: string) => daemon.queue.db.prepare(`SELECT source_path FROM ${table === 'recordings' ? 'recordings' : 'detections JOIN recordings ON recordings.id = detections.recording_id'}`).pluck().all() as string[];
+    expect(rows('recordings').map((p) => path.basename(p))).toEqual(['new.wav']);
+    expect(rows('detections').map((p) => path.basename(p))).toEqual(['new.wav']);
+    // The kept counts follow (status reads them), and the old file is not ingested again.
+    expect(world.counts()).toMatchObject({ recordings: { uploaded: 1 }, detections: { uploaded: 1 } });
+    expect(recountStates(daemon.queue)).toBe(false);
+    await daemon.ingestIdle();
+    expect(await world.allSoundscapes()).toHaveLength(2);
+    expect(await world.allDetections()).toHaveLength(2);
+    expect(world.logLines.some((l) => l.includes('retired from the queue database'))).toBe(true);
   });
 });

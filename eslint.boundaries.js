@@ -20,6 +20,7 @@ export const RANKS = [
   ['cli'],
   ['daemon'],
   ['status', 'metrics', 'alerts', 'mqtt', 'audit'],
+  ['runtime'],
   ['ingest'],
   ['policy'],
   ['upload'],

@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import { spoolUsage } from '../queue/index.js';
-import type { RuntimeSnapshot } from '../status/runtime.js';
+import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 import { diskFree, isDiskLow } from '../system/disk.js';
 import type { ChangedKeys } from './changed-keys.js';
 import type { Component } from './component.js';

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
-import type { RuntimeSnapshot } from '../status/runtime.js';
+import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { UploadObserver } from '../upload/ports.js';
 import { AlertsComponent } from './alerts.js';
 import { ClockGate } from './clock-gate.js';

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import { setMeta } from '../queue/index.js';
 import { OuterTransaction } from '../queue/transaction.js';
-import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../status/runtime.js';
+import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { Component } from './component.js';
 import type { StationContext } from './context.js';
 

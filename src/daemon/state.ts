@@ -1,21 +1,4 @@
-import type { RuntimeSnapshot } from '../status/runtime.js';
-
-/** What the components publish: the runtime snapshot without the daemon's own stamps. */
-export type RuntimeState = Omit<RuntimeSnapshot, 'pid' | 'startedAt' | 'updatedAt'>;
-
-/**
- * The snapshot's sections in the order they are written; the type makes the list whole
- * (a section added to `RuntimeSnapshot` and not here does not compile).
- */
-const SECTIONS: { [K in keyof RuntimeState]-?: K } = {
-  uploader: 'uploader',
-  watcher: 'watcher',
-  clock: 'clock',
-  disk: 'disk',
-  configSync: 'configSync',
-  mqtt: 'mqtt',
-  link: 'link',
-};
+import { SNAPSHOT_SECTIONS, type RuntimeSnapshot, type RuntimeState } from '../runtime/snapshot.js';
 
 /**
  * The daemon's typed state registry: each component publishes what it knows under its own
@@ -42,7 +25,7 @@ export class StateRegistry {
   /** The runtime snapshot: every published section that has a value now, stamped. */
   snapshot(): RuntimeSnapshot {
     const snapshot: Record<string, unknown> = { pid: process.pid, startedAt: this.startedAt, updatedAt: Date.now() };
-    for (const section of Object.values(SECTIONS)) {
+    for (const section of SNAPSHOT_SECTIONS) {
       const value = this.get(section);
       if (value !== undefined) snapshot[section] = value;
     }

@@ -5,7 +5,6 @@
  */
 export { MqttPublisher, BATCH_SIZE, type MqttMessageKind, type MqttObserver, type MqttPublisherOptions, type MqttRuntime } from './publisher.js';
 export { retractFromBroker, clearRetained } from './retract.js';
-export { mqttCheck } from './doctor-check.js';
 export { discoveryMessages, type DiscoveryMessage } from './discovery.js';
 export { stationTopics, type StationTopics, type DetectionPayload, type DetectionUpdatePayload, type StatePayload } from './topics.js';
 export { MqttError, type MqttErrorCode } from './errors.js';

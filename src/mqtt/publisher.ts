@@ -4,7 +4,7 @@ import { redactUrl } from '../wire/redact.js';
 import { errorCode } from '../errors.js';
 import { addLogSecrets, type Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
-import type { RuntimeError, RuntimeSnapshot } from '../status/runtime.js';
+import type { RuntimeError, RuntimeSnapshot } from '../runtime/snapshot.js';
 import { reconnectDelay, type BackoffOptions } from '../system/backoff.js';
 import { connectBroker, type BrokerConnection } from './connection.js';
 import { discoveryMessages } from './discovery.js';

@@ -1,5 +1,5 @@
 import { getMeta, outboxCounts, queueCounts, type Queue, type StateCounts } from '../queue/index.js';
-import type { RuntimeSnapshot } from '../status/runtime.js';
+import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 import { readToday } from './outbox.js';
 import type { StatePayload } from './topics.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { release, type Queue } from '../queue/index.js';
+import { releaseHolds, type Queue } from '../queue/index.js';
 import { SPECIES_GATE, expireSpeciesGate } from '../queue/species-gate.js';
 import { addPolicyCounts, emptyCounts } from './counts.js';
 
@@ -22,7 +22,7 @@ export class SpeciesGateSweep {
     if (this.minDetections <= 1) {
       if (this.releasedAtStart) return;
       this.releasedAtStart = true;
-      const n = release(this.queue, 'detection', { reason: SPECIES_GATE }) + release(this.queue, 'recording', { reason: SPECIES_GATE });
+      const n = releaseHolds(this.queue, 'detection', { reason: SPECIES_GATE }).length + releaseHolds(this.queue, 'recording', { reason: SPECIES_GATE }).length;
       if (n > 0) this.log.info({ items: n }, 'filters.minDetectionsPer24h is off: items the species gate held are released');
       return;
     }

@@ -18,7 +18,7 @@ export { markUploaded } from './mark-uploaded.js';
 export { markRetry, type RetryOutcome } from './mark-retry.js';
 export { markUnknown, type UnknownOutcome } from './mark-unknown.js';
 export { markFailed, markUnencodable, type FailedOutcome } from './mark-failed.js';
-export { hold, release } from './hold.js';
+export { hold, releaseHolds } from './hold.js';
 export { holdCounts, sourceHoldReasons } from './hold-counts.js';
 export { reviewHolds, type HeldItem } from './review-holds.js';
 export { releaseHeld, type HeldSelection, type ReleaseResult } from './release-held.js';

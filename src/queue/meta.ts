@@ -15,7 +15,7 @@ import { QueueError } from './errors.js';
  * | `lastSuccessAt` | the daemon's runtime writer, when an upload succeeded since | `status`, alerts, metrics, MQTT state |
  * | `audioBudget` | the daily data budget (upload/data-budget.ts), when an upload ends and at stop | the same at start, `status` |
  * | `alerts` | the alert monitor, on a notice | the same at start |
- * | `runtime` | the daemon (status/runtime.ts), on change and once a minute | `status` (also a stopped daemon's pauses), metrics |
+ * | `runtime` | the daemon (runtime/snapshot.ts), on change and once a minute | `status` (also a stopped daemon's pauses), metrics |
  * | `mqtt` | the MQTT publisher (mqtt/presence.ts), on change | the same, `mqtt.enabled: false` cleanup |
  * | `mqttToday` | the MQTT publisher, once per acknowledged batch | the MQTT state topic |
  * | `policyCounts` | ingest once per file, the species gate sweep once per expiry | `status`, metrics |
@@ -30,7 +30,7 @@ export interface MetaValues {
   /** What the alerts last sent, per condition key (alerts/alerter.ts `AlertRecords`). */
   alerts: Record<string, { notified: 'firing' | 'resolved' | null }>;
   /**
-   * The daemon's snapshot of itself (status/runtime.ts `RuntimeSnapshot`). Read only through
+   * The daemon's snapshot of itself (runtime/snapshot.ts `RuntimeSnapshot`). Read only through
    * `parseRuntimeSnapshot`: another version of the agent may have written it.
    */
   runtime: StoredRuntime;

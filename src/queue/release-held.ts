@@ -1,6 +1,5 @@
 import type { Queue } from './db.js';
-import { TABLE } from './rows.js';
-import { HELD } from './hold.js';
+import { releaseHolds } from './hold.js';
 import { refusedOf, type RefusedItem } from './retry-items.js';
 import type { ItemKind, ItemRef } from './types.js';
 
@@ -27,13 +26,7 @@ export function releaseHeld(q: Queue, which: HeldSelection, options: { now?: num
       if (kind && k !== kind) continue;
       const ids = listed?.filter((r) => r.kind === k).map((r) => r.id) ?? null;
       if (ids?.length === 0) continue;
-      const rows = q
-        .stmt(
-          `UPDATE ${TABLE[k]} SET hold_reason = NULL, next_attempt_at = @now, updated_at = @now ` +
-            `WHERE ${HELD} AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND (@reason IS NULL OR hold_reason = @reason) RETURNING id`,
-        )
-        .all({ ids: ids && JSON.stringify(ids), reason, now }) as { id: number }[];
-      const moved = new Set(rows.map((r) => r.id));
+      const moved = new Set(releaseHolds(q, k, { ...(ids ? { ids } : {}), ...(reason !== null ? { reason } : {}) }, { now, due: true }));
       result.released.push(...[...moved].sort((a, b) => a - b).map((id) => ({ kind: k, id })));
       if (ids) result.refused.push(...refusedOf(q, k, ids, moved, (state) => (state === 'uploaded' || state === 'dropped' ? `it is ${state}` : `it is ${state} and not held`)));
     }

@@ -1,5 +1,5 @@
 import type { Queue } from './db.js';
-import { release } from './hold.js';
+import { releaseHolds } from './hold.js';
 import { transitionWhere } from './state.js';
 
 /**
@@ -66,18 +66,10 @@ export function recordSightings(q: Queue, sightings: readonly Sighting[], minDet
         if (row.recording_id !== null) recordings.add(row.recording_id);
       }
     }
-    const released = release(q, 'detection', [...detections], { now });
-    releaseRecordings(q, [...recordings], now);
+    const released = releaseHolds(q, 'detection', { ids: [...detections] }, { now }).length;
+    releaseHolds(q, 'recording', { ids: [...recordings], reason: SPECIES_GATE }, { now });
     return released;
   });
-}
-
-function releaseRecordings(q: Queue, ids: readonly number[], now: number): void {
-  if (ids.length === 0) return;
-  const gated = q
-    .stmt(`SELECT id FROM recordings WHERE id IN (SELECT value FROM json_each(?)) AND hold_reason = '${SPECIES_GATE}'`)
-    .all(JSON.stringify(ids)) as { id: number }[];
-  release(q, 'recording', gated.map((r) => r.id), { now });
 }
 
 export interface GateExpiry {
@@ -106,7 +98,7 @@ export function expireSpeciesGate(q: Queue, minDetections: number, now = Date.no
            AND EXISTS (SELECT 1 FROM detections d WHERE d.recording_id = recordings.id AND d.state != 'dropped')`,
       )
       .all() as { id: number }[];
-    release(q, 'recording', freed.map((r) => r.id), { now });
+    releaseHolds(q, 'recording', { ids: freed.map((r) => r.id) }, { now });
     const recordings = transitionWhere(q, 'recording', 'dropped', {
       from: ['pending'],
       where: waiting,

@@ -15,7 +15,7 @@ import {
   type ClockState,
   type DaemonState,
   type RuntimeSnapshot,
-} from './runtime.js';
+} from '../runtime/snapshot.js';
 
 /**
  * The status report: the queue (counts per state, oldest waiting item) read from

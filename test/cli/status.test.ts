@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { enqueueRecording } from '../../src/queue/index.js';
-import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { RUNTIME_META_KEY, type RuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { html, startServer, startSilentTcp } from '../api/test-server.js';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFi
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeta } from '../../src/queue/index.js';
-import { RUNTIME_META_KEY, parseRuntimeSnapshot } from '../../src/status/runtime.js';
+import { RUNTIME_META_KEY, parseRuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import { until } from '../helpers/until.js';

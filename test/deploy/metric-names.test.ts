@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/index.js';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics/index.js';
-import type { RuntimeSnapshot } from '../../src/status/runtime.js';
+import type { RuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempQueue } from '../queue/helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentMetrics } from '../../src/metrics/index.js';
-import { parseRuntimeSnapshot } from '../../src/status/runtime.js';
+import { parseRuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { tempQueue } from '../queue/helpers.js';
 
 let cleanup: (() => void) | undefined;

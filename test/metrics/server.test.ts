@@ -12,7 +12,7 @@ import {
   setMeta,
   type Queue,
 } from '../../src/queue/index.js';
-import type { RuntimeSnapshot } from '../../src/status/runtime.js';
+import type { RuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { detection, recording, tempQueue } from '../queue/helpers.js';
 import { parseSamples, valueOf } from './prometheus-text.js';
 

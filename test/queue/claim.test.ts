@@ -5,7 +5,7 @@ import type { Queue } from '../../src/queue/db.js';
 import { compactionCandidates, wavRecordingsDue } from '../../src/queue/encoding.js';
 import { enqueueRecording } from '../../src/queue/enqueue.js';
 import { getItem } from '../../src/queue/get-item.js';
-import { hold, release } from '../../src/queue/hold.js';
+import { hold, releaseHolds } from '../../src/queue/hold.js';
 import { markFailed, markUnencodable } from '../../src/queue/mark-failed.js';
 import { markRetry } from '../../src/queue/mark-retry.js';
 import { markUnknown } from '../../src/queue/mark-unknown.js';
@@ -57,7 +57,7 @@ describe('claimRecordings', () => {
     add(5, T, { spoolPath: '/spool/rec-5.wav', audioFormat: 'wav' });
     expect(hold(q, 'recording', [held], 'clock')).toBe(1);
     expect(claimRecordings(q, { now: T + MIN, limit: 10, order: 'oldest' }).map((r) => r.id)).toEqual([due]);
-    expect(release(q, 'recording', { reason: 'clock' })).toBe(1);
+    expect(releaseHolds(q, 'recording', { reason: 'clock' }).length).toBe(1);
     expect(claimRecordings(q, { now: T + MIN, limit: 10, order: 'oldest' }).map((r) => r.id)).toEqual([held]);
   });
 

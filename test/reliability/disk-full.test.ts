@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '@station-agent/emulator';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
-import { RUNTIME_META_KEY, parseRuntimeSnapshot, type RuntimeSnapshot } from '../../src/status/runtime.js';
+import { RUNTIME_META_KEY, parseRuntimeSnapshot, type RuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { AGENT_NODE, buildCli } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';

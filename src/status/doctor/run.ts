@@ -51,7 +51,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     flacCheck(config),
     // The mqtt package and its check are loaded only when MQTT is on.
     config.mqtt.enabled
-      ? import('../../mqtt/doctor-check.js').then((m) => m.mqttCheck(config, options.timeoutMs ?? 5_000))
+      ? import('./mqtt-check.js').then((m) => m.mqttCheck(config, options.timeoutMs ?? 5_000))
       : Promise.resolve(result('mqtt', 'MQTT broker', 'skip', 'mqtt.enabled is false')),
     alertCheck(config, loaded.path ?? null, options.testAlert === true),
     audioCopyCheck(config),

@@ -100,60 +100,113 @@ export interface DaemonLiveness {
 }
 
 /**
- * Reads a stored snapshot leniently: an object with a numeric `pid` and
- * `updatedAt` is accepted and missing sections are filled with neutral values, so
- * a snapshot from another version never breaks `status`. Anything else is null.
+ * Reads a stored snapshot leniently: an object with a numeric `pid` and `updatedAt` is
+ * accepted and missing sections are filled with neutral values, so a snapshot from
+ * another version never breaks `status`. Anything else is null. The parser is derived
+ * from {@link SNAPSHOT}, one reader per field that the compiler holds against
+ * `RuntimeSnapshot`.
  */
 export function parseRuntimeSnapshot(value: unknown): RuntimeSnapshot | null {
   if (!isObject(value) || typeof value.pid !== 'number' || typeof value.updatedAt !== 'number') return null;
-  const uploader = isObject(value.uploader) ? value.uploader : {};
-  const watcher = isObject(value.watcher) ? value.watcher : {};
-  const disk = isObject(value.disk) ? value.disk : {};
-  const configSync = isObject(value.configSync) ? value.configSync : {};
-  return {
-    pid: value.pid,
-    startedAt: num(value.startedAt) ?? value.updatedAt,
-    updatedAt: value.updatedAt,
-    uploader: {
-      inFlight: num(uploader.inFlight) ?? 0,
-      concurrencyLimit: num(uploader.concurrencyLimit) ?? 0,
-      circuit: oneOf(uploader.circuit, ['closed', 'open', 'half-open'] as const, 'closed'),
-      circuitRetryAt: num(uploader.circuitRetryAt),
-      probes: num(uploader.probes) ?? 0,
-      paused: Array.isArray(uploader.paused) ? uploader.paused.filter(isObject).map(toPause) : [],
-      lastSuccessAt: num(uploader.lastSuccessAt),
-      lastError: isObject(uploader.lastError) ? toError(uploader.lastError) : null,
-    },
-    watcher: {
-      ready: watcher.ready === true,
-      pending: num(watcher.pending) ?? 0,
-      dir: typeof watcher.dir === 'string' ? watcher.dir : '',
-    },
-    clock: oneOf(value.clock, ['synchronized', 'unsynchronized', 'unknown'] as const, 'unknown'),
-    disk: {
-      freeBytes: num(disk.freeBytes),
-      spoolBytes: num(disk.spoolBytes) ?? 0,
-      low: disk.low === true,
-    },
-    configSync: {
-      state: oneOf(configSync.state, ['idle', 'pending', 'synced', 'retrying', 'rejected'] as const, 'idle'),
-      at: num(configSync.at) ?? value.updatedAt,
-      ...(typeof configSync.error === 'string' ? { error: configSync.error } : {}),
-      ...(typeof num(configSync.attempts) === 'number' ? { attempts: num(configSync.attempts)! } : {}),
-    },
-    ...(isObject(value.mqtt)
-      ? {
-          mqtt: {
-            connected: value.mqtt.connected === true,
-            broker: str(value.mqtt.broker, ''),
-            lastPublishAt: num(value.mqtt.lastPublishAt),
-            lastError: isObject(value.mqtt.lastError) ? toError(value.mqtt.lastError) : null,
-          },
-        }
-      : {}),
-    ...(isObject(value.link) ? { link: value.link as unknown as LinkStatus } : {}),
+  return SNAPSHOT(value, value);
+}
+
+/** Reads one field; `root` is the whole stored snapshot (a fallback may be its `updatedAt`). */
+type Reader<T> = (value: unknown, root: Record<string, unknown>) => T;
+
+/** One reader per key of `T`; an optional key's reader may answer undefined (the key is left out). */
+type Readers<T> = { [K in keyof T]-?: Reader<T[K]> };
+
+function object<T>(fields: Readers<T>): Reader<T> {
+  return (value, root) => {
+    const from = isObject(value) ? value : {};
+    const out: Record<string, unknown> = {};
+    for (const [key, read] of Object.entries<Reader<unknown>>(fields)) {
+      const v = read(from[key], root);
+      if (v !== undefined) out[key] = v;
+    }
+    return out as T;
   };
 }
+
+/** A section that is left out unless it is an object. */
+const optional =
+  <T>(read: Reader<T>): Reader<T | undefined> =>
+  (value, root) =>
+    isObject(value) ? read(value, root) : undefined;
+
+const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const number =
+  (fallback: number | ((root: Record<string, unknown>) => number)): Reader<number> =>
+  (v, root) =>
+    finite(v) ?? (typeof fallback === 'number' ? fallback : fallback(root));
+const numberOrNull: Reader<number | null> = (v) => finite(v);
+const numberOrAbsent: Reader<number | undefined> = (v) => finite(v) ?? undefined;
+const updatedAt = (root: Record<string, unknown>) => root.updatedAt as number;
+const flag: Reader<boolean> = (v) => v === true;
+const text =
+  (fallback: string): Reader<string> =>
+  (v) =>
+    typeof v === 'string' ? v : fallback;
+const textOrAbsent: Reader<string | undefined> = (v) => (typeof v === 'string' ? v : undefined);
+const oneOf =
+  <T extends string>(allowed: readonly T[], fallback: T): Reader<T> =>
+  (v) =>
+    typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+const listOf =
+  <T>(read: Reader<T>): Reader<T[]> =>
+  (v, root) =>
+    Array.isArray(v) ? v.filter(isObject).map((item) => read(item, root)) : [];
+const errorOrNull: Reader<RuntimeError | null> = (v, root) => (isObject(v) ? ERROR(v, root) : null);
+
+const ERROR = object<RuntimeError>({ message: text(''), code: text('ERR_UNKNOWN'), at: number(0) });
+
+const SNAPSHOT = object<RuntimeSnapshot>({
+  pid: number(0),
+  startedAt: number(updatedAt),
+  updatedAt: number(0),
+  uploader: object<RuntimeSnapshot['uploader']>({
+    inFlight: number(0),
+    concurrencyLimit: number(0),
+    circuit: oneOf(['closed', 'open', 'half-open'], 'closed'),
+    circuitRetryAt: numberOrNull,
+    probes: number(0),
+    paused: listOf(object<RuntimePause>({ reason: text('unknown'), message: text(''), since: number(0) })),
+    lastSuccessAt: numberOrNull,
+    lastError: errorOrNull,
+  }),
+  watcher: object<RuntimeSnapshot['watcher']>({ ready: flag, pending: number(0), dir: text('') }),
+  clock: oneOf(['synchronized', 'unsynchronized', 'unknown'], 'unknown'),
+  disk: object<RuntimeSnapshot['disk']>({ freeBytes: numberOrNull, spoolBytes: number(0), low: flag }),
+  configSync: object<RuntimeSnapshot['configSync']>({
+    state: oneOf(['idle', 'pending', 'synced', 'retrying', 'rejected'], 'idle'),
+    at: number(updatedAt),
+    error: textOrAbsent,
+    attempts: numberOrAbsent,
+  }),
+  mqtt: optional(object<NonNullable<RuntimeSnapshot['mqtt']>>({ connected: flag, broker: text(''), lastPublishAt: numberOrNull, lastError: errorOrNull })),
+  // Read as it is: status formats it field by field and tolerates what is missing.
+  link: optional((v) => v as LinkStatus),
+});
+
+/** What the daemon's components publish (daemon/state.ts): the snapshot without the daemon's own stamps. */
+export type RuntimeState = Omit<RuntimeSnapshot, 'pid' | 'startedAt' | 'updatedAt'>;
+
+/**
+ * The snapshot's sections in the order they are written; the type makes the list whole
+ * (a section added to `RuntimeSnapshot` and not here does not compile).
+ */
+const SECTION_ORDER: { [K in keyof RuntimeState]-?: K } = {
+  uploader: 'uploader',
+  watcher: 'watcher',
+  clock: 'clock',
+  disk: 'disk',
+  configSync: 'configSync',
+  mqtt: 'mqtt',
+  link: 'link',
+};
+
+export const SNAPSHOT_SECTIONS: readonly (keyof RuntimeState)[] = Object.values(SECTION_ORDER);
 
 /**
  * Whether the daemon that wrote `snapshot` is running: its pid is alive and the
@@ -172,24 +225,4 @@ export function daemonLiveness(
     return { state: 'not-responding', detail: `pid ${snapshot.pid} is alive but its snapshot is ${seconds}s old (refreshed every ${RUNTIME_HEARTBEAT_MS / 1000}s)` };
   }
   return { state: 'running', detail: `pid ${snapshot.pid}, snapshot ${seconds}s old` };
-}
-
-function num(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
-  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
-}
-
-function toPause(p: Record<string, unknown>): RuntimePause {
-  return { reason: str(p.reason, 'unknown'), message: str(p.message, ''), since: num(p.since) ?? 0 };
-}
-
-function toError(e: Record<string, unknown>): RuntimeError {
-  return { message: str(e.message, ''), code: str(e.code, 'ERR_UNKNOWN'), at: num(e.at) ?? 0 };
-}
-
-function str(v: unknown, fallback: string): string {
-  return typeof v === 'string' ? v : fallback;
 }

@@ -1,8 +1,8 @@
-import type { Config } from '../config/index.js';
-import { result, type CheckResult } from '../status/doctor/types.js';
-import { connectBroker, type BrokerConnection } from './connection.js';
-import { brokerSettings, safeMessage } from './options.js';
-import { stationTopics } from './topics.js';
+import type { Config } from '../../config/index.js';
+import { result, type CheckResult } from './types.js';
+import { connectBroker, type BrokerConnection } from '../../mqtt/connection.js';
+import { brokerSettings, safeMessage } from '../../mqtt/options.js';
+import { stationTopics } from '../../mqtt/topics.js';
 
 /**
  * `station-agent doctor`'s MQTT check (when `mqtt.enabled`): connect and

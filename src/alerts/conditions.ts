@@ -6,14 +6,15 @@
  * | `no-uploads`     | `no-uploads`                    | items wait, the link lets everything go, and nothing was uploaded for `alerts.noUploadHours` |
  * | `uploads-paused` | `uploads-paused:<reason>`       | the uploader is paused: `token-rejected`, `soundscape-format-rejected`, `clock-unsynchronized` |
  * | `disk-low`       | `disk-low`                      | free space on `dataDir` is below `disk.minFreeMb` (no audio is spooled) |
+ * | `delivery-mismatch` | `delivery-mismatch`          | the last delivery audit found items missing, altered or foreign at the service |
  *
  * Time spent outside an upload window (or with audio held by the data budget) does
  * not count towards `no-uploads`: the link waits by design.
  */
 
-export type AlertEvent = 'no-uploads' | 'uploads-paused' | 'disk-low';
+export type AlertEvent = 'no-uploads' | 'uploads-paused' | 'disk-low' | 'delivery-mismatch';
 
-export const ALERT_EVENTS: readonly AlertEvent[] = ['no-uploads', 'uploads-paused', 'disk-low'];
+export const ALERT_EVENTS: readonly AlertEvent[] = ['no-uploads', 'uploads-paused', 'disk-low', 'delivery-mismatch'];
 
 export interface AlertCondition {
   /** One per alert that can fire independently, e.g. `uploads-paused:token-rejected`. */
@@ -34,6 +35,8 @@ export interface ConditionInputs {
   noUploadMs: number;
   paused: readonly { reason: string; message: string }[];
   disk: { low: boolean; freeBytes: number | null; minFreeMb: number };
+  /** The last delivery audit's findings (the meta's `audit`); absent: not asked (the heartbeat). */
+  delivery?: { missing: number; altered: number; foreign: number; to: string } | null;
 }
 
 export function activeConditions(x: ConditionInputs): AlertCondition[] {
@@ -48,6 +51,15 @@ export function activeConditions(x: ConditionInputs): AlertCondition[] {
   if (x.disk.low) {
     const free = x.disk.freeBytes === null ? 'unknown' : `${Math.round(x.disk.freeBytes / 1024 / 1024)} MiB`;
     out.push({ key: 'disk-low', event: 'disk-low', reason: null, message: `free disk space ${free}, below disk.minFreeMb (${x.disk.minFreeMb} MiB): new audio is not spooled` });
+  }
+  const d = x.delivery;
+  if (d && d.missing + d.altered + d.foreign > 0) {
+    out.push({
+      key: 'delivery-mismatch',
+      event: 'delivery-mismatch',
+      reason: null,
+      message: `the service does not hold what it acknowledged (audit to ${d.to}): ${d.missing} missing, ${d.altered} altered, ${d.foreign} foreign (station-agent audit)`,
+    });
   }
   return out;
 }

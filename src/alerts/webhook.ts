@@ -95,17 +95,17 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
 }
 
 /**
- * One POST over a connection of its own (alerts are rare; nothing to keep alive), with
+ * One POST (or, for the heartbeat, GET) over a connection of its own (alerts are rare; nothing to keep alive), with
  * Node's own client; `node:https` is loaded only for an https receiver. Resolves with the
  * status once the answer's body ended, passed 64 KiB, or was cut by `signal`: the status
  * is the receiver's answer, so a 2xx whose body still trickles at the deadline was
  * delivered (sending it again would only repeat the notice).
  */
-async function post(url: URL, headers: Record<string, string>, body: string, idleMs: number, signal: AbortSignal): Promise<number> {
+export async function post(url: URL, headers: Record<string, string>, body: string, idleMs: number, signal: AbortSignal, method: 'POST' | 'GET' = 'POST'): Promise<number> {
   const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<number>((resolve, reject) => {
     let status: number | undefined;
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, signal, timeout: idleMs });
+    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, signal, timeout: idleMs });
     req.on('timeout', () => req.destroy(Object.assign(new Error(`no data for ${idleMs} ms`), { code: 'ETIMEDOUT' })));
     req.on('error', (err) => (status === undefined ? reject(err) : resolve(status)));
     req.on('response', (res) => {

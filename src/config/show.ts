@@ -20,5 +20,8 @@ export function redactConfig(config: Config): Config {
   const webhook = copy.alerts.webhook;
   if (webhook.url !== null) webhook.url = redactUrl(webhook.url);
   webhook.headers = redactHeaderValues(webhook.headers);
+  // A heartbeat URL's path is its check's credential (healthchecks.io, Uptime Kuma's push token).
+  const heartbeat = copy.alerts.heartbeat;
+  if (heartbeat.url !== null) heartbeat.url = redactUrl(heartbeat.url);
   return copy;
 }

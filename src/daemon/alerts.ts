@@ -60,6 +60,7 @@ export class AlertsComponent implements Component {
             noUploadMs: config().alerts.noUploadHours * 3_600_000,
             paused: up?.paused ?? [],
             disk: { low: disk?.low ?? false, freeBytes: disk?.freeBytes ?? null, minFreeMb: config().disk.minFreeMb },
+            delivery: getMeta(queue, 'audit') ?? null,
           };
         },
       },

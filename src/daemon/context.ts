@@ -45,6 +45,8 @@ export interface ContextOptions {
   now?: () => number;
   /** How often the alert conditions are checked. Default 10 s. */
   alertCheckMs?: number;
+  /** How often the audit looks whether one is due. Default 60 s. */
+  auditCheckMs?: number;
   /** The clock gate's question to the system and its monotonic clock (system/clock.ts by default). */
   clock?: { probe?: () => Promise<ClockSyncState>; monotonic?: () => number };
 }

@@ -6,6 +6,7 @@ import type { Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { UploadObserver } from '../upload/ports.js';
 import { AlertsComponent } from './alerts.js';
+import { AuditComponent } from './audit.js';
 import { ClockGate } from './clock-gate.js';
 import { stopInReverse, type Component } from './component.js';
 import { ConfigFilesComponent } from './config-files.js';
@@ -14,6 +15,7 @@ import { ConfigSyncComponent } from './config-sync.js';
 import { createStationContext, type ContextOptions, type StationContext } from './context.js';
 import { DiskMonitor } from './disk-monitor.js';
 import { EncoderComponent } from './encoder.js';
+import { HeartbeatComponent } from './heartbeat.js';
 import { Housekeeping } from './housekeeping.js';
 import { IngestComponent } from './ingest.js';
 import { MetricsComponent } from './metrics.js';
@@ -40,6 +42,8 @@ const COMPONENTS: readonly (new (ctx: StationContext) => Component)[] = [
   UploaderComponent,
   IngestComponent,
   Housekeeping,
+  AuditComponent,
+  HeartbeatComponent,
   ConfigSyncComponent,
   ConfigFilesComponent,
 ];
@@ -51,7 +55,7 @@ const COMPONENTS: readonly (new (ctx: StationContext) => Component)[] = [
  * input first, then finish or abandon what is in flight (abandoned sends become
  * `unknown`), then the last snapshot; the database closes and the lock goes last.
  */
-export interface DaemonOptions extends LoadConfigOptions, Pick<ContextOptions, 'now' | 'alertCheckMs'> {
+export interface DaemonOptions extends LoadConfigOptions, Pick<ContextOptions, 'now' | 'alertCheckMs' | 'auditCheckMs'> {
   /** Replaces the JSON logger (tests). */
   logger?: Logger;
   /** Called on every upload outcome (metrics). */

@@ -31,6 +31,11 @@ import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
  * | `station_agent_non_bird_detections_total` | counter | class | stored policy counts: rows of `filters.nonBirdClasses` / human classes not posted |
  * | `station_agent_filtered_detections_total` | counter | reason | stored policy counts: `excluded`, `below-species-min-confidence`, `species-gate-expired` |
  * | `station_agent_build_info` | gauge | version, node, arch | always 1: the agent's version (package.json), its Node.js and `process.arch` (Prometheus' `_build_info` convention) |
+ * | `station_agent_audit_findings` | gauge | finding | the last delivery audit (stored): items `missing`, `altered`, `foreign` at the service |
+ * | `station_agent_audit_last_timestamp_seconds` | gauge | | when the last delivery audit finished; 0 = never |
+ * | `station_agent_audit_runs_total` | counter | | stored: delivery audits run |
+ * | `station_agent_audit_requests_total` | counter | | stored: requests the audits made |
+ * | `station_agent_audit_bytes_total` | counter | | stored: bytes of the answers the audits read |
  *
  * Queue and snapshot gauges are computed when scraped, not per event: a scrape a
  * minute costs one 12-row read, and an idle station writes nothing for metrics.
@@ -271,6 +276,42 @@ export function createAgentMetrics(options: AgentMetricsOptions): AgentMetrics {
     labelNames: ['version', 'node', 'arch'] as const,
     registers,
   }).set({ version: VERSION, node: process.versions.node, arch: process.arch }, 1);
+
+  // The delivery audit's result lives in the queue's meta (daemon/audit.ts): read on scrape.
+  const readAudit = oncePerScrape(queue, (q) => getMeta(q, 'audit') ?? null);
+  new Gauge({
+    name: 'station_agent_audit_findings',
+    help: 'Items the last delivery audit found missing, altered or foreign at the service (station-agent audit).',
+    labelNames: ['finding'] as const,
+    registers,
+    collect() {
+      const a = readAudit();
+      for (const finding of ['missing', 'altered', 'foreign'] as const) this.set({ finding }, a?.[finding] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'station_agent_audit_last_timestamp_seconds',
+    help: 'Unix time the last delivery audit finished; 0 = never.',
+    registers,
+    collect() {
+      this.set((readAudit()?.at ?? 0) / 1000);
+    },
+  });
+  for (const [name, help, key] of [
+    ['station_agent_audit_runs_total', 'Delivery audits run.', 'runs'],
+    ['station_agent_audit_requests_total', 'Requests the delivery audits made.', 'requestsTotal'],
+    ['station_agent_audit_bytes_total', 'Bytes of the answers the delivery audits read (JSON bodies).', 'bytesTotal'],
+  ] as const) {
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(readAudit()?.[key] ?? 0);
+      },
+    });
+  }
 
   function storedLastSuccess(): number | null {
     try {

@@ -41,7 +41,7 @@ export {
   type DeliveredRecording,
   type RequeueOutcome,
 } from './delivered.js';
-export { deleteMeta, getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally } from './meta.js';
+export { deleteMeta, getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally, type LastAudit } from './meta.js';
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';

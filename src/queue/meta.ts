@@ -19,6 +19,7 @@ import { QueueError } from './errors.js';
  * | `mqtt` | the MQTT publisher (mqtt/presence.ts), on change | the same, `mqtt.enabled: false` cleanup |
  * | `mqttToday` | the MQTT publisher, once per acknowledged batch | the MQTT state topic |
  * | `policyCounts` | ingest once per file, the species gate sweep once per expiry | `status`, metrics |
+ * | `audit` | the daemon's delivery audit (daemon/audit.ts), after each audit | `status`, metrics, alerts, MQTT state |
  */
 export interface MetaValues {
   /** The station's record from the last config sync. */
@@ -40,6 +41,32 @@ export interface MetaValues {
   mqttToday: TodayTally;
   /** What the station's policies kept back, cumulative (policy/counts.ts). */
   policyCounts: Partial<PolicyCounts>;
+  /** The daemon's last delivery audit, and its totals since the queue began (daemon/audit.ts). */
+  audit: LastAudit;
+}
+
+export interface LastAudit {
+  /** Epoch ms the last audit finished. */
+  at: number;
+  /** What started it: the daily audit of yesterday, or the last hour after an outage or a reconciliation. */
+  trigger: 'daily' | 'outage' | 'reconcile';
+  /** The period it read, ISO 8601. */
+  from: string;
+  to: string;
+  missing: number;
+  altered: number;
+  foreign: number;
+  requeued: number;
+  requests: number;
+  bytes: number;
+  /** Its first findings (at most 20): what `status` shows. */
+  findings: { kind: string; finding: string; item: string | null; remoteId: number }[];
+  /** The station's local date of the last daily audit (it read the day before). */
+  dailyDate: string | null;
+  /** Since the queue began. */
+  runs: number;
+  requestsTotal: number;
+  bytesTotal: number;
 }
 
 export type MetaKey = keyof MetaValues;

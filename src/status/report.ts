@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../wire/redact.js';
-import type { FileInError, ItemKind, Queue, StateCounts } from '../queue/index.js';
+import type { FileInError, ItemKind, LastAudit, Queue, StateCounts } from '../queue/index.js';
 import { emptyCounts, type PolicyCounts } from '../policy/counts.js';
 import type { StationConfigRecord } from '../wire/types.js';
 import { freeBytesNear, isDiskLow, minFreeBytes } from '../system/disk.js';
@@ -114,6 +114,8 @@ export interface StatusReport {
   } | null;
   /** What the station's policies kept back since the queue was created (privacy, filters). */
   policy: PolicyCounts;
+  /** The daemon's last delivery audit (docs/OPERATOR.md, "Verified delivery"); null before the first. */
+  delivery: (Pick<LastAudit, 'trigger' | 'from' | 'to' | 'missing' | 'altered' | 'foreign' | 'requeued' | 'findings'> & { at: string | null }) | null;
   /** Upload windows, the day's data budget and the bandwidth cap (from the config and the stored day's count). */
   link: {
     windows: string[];
@@ -214,6 +216,9 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
     watcher: live ? { ...live.watcher } : null,
     mqtt: config.mqtt.enabled ? mqttStatus(config, live, stored) : null,
     policy: stored?.policy ?? emptyCounts(),
+    delivery: stored?.audit
+      ? (({ at, trigger, from, to, missing, altered, foreign, requeued, findings }) => ({ at: iso(at), trigger, from, to, missing, altered, foreign, requeued, findings }))(stored.audit)
+      : null,
     link: linkReport((await linkPolicy).LinkPolicy, config, stored?.audioBudget, live, now),
   };
 }
@@ -266,6 +271,7 @@ interface StoredState {
   mqttOutbox: { detections: number; updates: number } | null;
   policy: PolicyCounts;
   audioBudget: BudgetDay | undefined;
+  audit: LastAudit | undefined;
 }
 
 async function readQueue(config: Config): Promise<StoredState> {
@@ -294,6 +300,7 @@ async function readQueue(config: Config): Promise<StoredState> {
       mqttOutbox: outbox ? outbox.outboxCounts(q) : null,
       policy: readPolicyCounts(q),
       audioBudget: getMeta(q, 'audioBudget'),
+      audit: getMeta(q, 'audit'),
     }));
   } finally {
     q.close();

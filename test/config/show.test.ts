@@ -33,14 +33,18 @@ describe('redactConfig', () => {
   it('shows the webhook and broker URLs as scheme, host and port, and no header value (issue 19 item 5)', () => {
     const input = {
       ...minimalConfig(),
-      alerts: { webhook: { url: 'https://ha.local:8123/api/webhook/ha-webhook-id-secret', headers: { Title: 'Garden', 'X-Api-Key': 'hdr-secret' } } },
+      alerts: {
+        webhook: { url: 'https://ha.local:8123/api/webhook/ha-webhook-id-secret', headers: { Title: 'Garden', 'X-Api-Key': 'hdr-secret' } },
+        heartbeat: { url: 'https://kuma.local/api/push/kuma-push-secret?status=up&msg=OK' },
+      },
       mqtt: { enabled: true, url: 'ws://user:mq-pass@broker.local:9001/mq-secret-path' },
     };
     const shown = redactConfig(parseConfig(input));
     expect(shown.alerts.webhook.url).toBe('https://ha.local:8123/<redacted>');
     expect(shown.alerts.webhook.headers).toEqual({ Title: '<redacted>', 'X-Api-Key': '<redacted>' });
     expect(shown.mqtt.url).toBe('ws://<redacted>@broker.local:9001/<redacted>');
-    for (const secret of ['ha-webhook-id-secret', 'hdr-secret', 'mq-pass', 'mq-secret-path']) expect(JSON.stringify(shown)).not.toContain(secret);
+    expect(shown.alerts.heartbeat.url).toBe('https://kuma.local/<redacted>?<redacted>');
+    for (const secret of ['ha-webhook-id-secret', 'hdr-secret', 'mq-pass', 'mq-secret-path', 'kuma-push-secret']) expect(JSON.stringify(shown)).not.toContain(secret);
   });
 
   it('leaves a config without token or URL path as it is', () => {

@@ -63,7 +63,7 @@ export interface AgentWorld {
   logLines: string[];
   daemon: TestDaemon | null;
   /** `extra`: daemon options beyond the config file (an injected wall clock, the alert check interval). */
-  startAgent(extra?: Pick<DaemonOptions, 'now' | 'alertCheckMs'>): Promise<TestDaemon>;
+  startAgent(extra?: Pick<DaemonOptions, 'now' | 'alertCheckMs' | 'auditCheckMs'>): Promise<TestDaemon>;
   stopAgent(): Promise<void>;
   counts(): QueueCounts;
   /** Waits until nothing waits in the queue (all uploaded, failed or dropped). */

@@ -75,6 +75,12 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   }
   const policy = policyLine(report.policy);
   if (policy) rest.push(['Policies', policy]);
+  const audit = report.delivery;
+  if (audit) {
+    const found = audit.missing + audit.altered + audit.foreign;
+    const what = found === 0 ? s.green('the service holds what it acknowledged') : s.yellow(`${audit.missing} missing, ${audit.altered} altered, ${audit.foreign} foreign (station-agent audit)`);
+    rest.push(['Delivery', `${what}; audited ${audit.from.slice(0, 16)} to ${audit.to.slice(0, 16)} (${audit.trigger}) ${when(audit.at)}`]);
+  }
   lines.push(...renderFields(rest, LABEL_WIDTH));
   return lines;
 }

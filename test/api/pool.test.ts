@@ -164,6 +164,16 @@ describe('what the pool loads (the compiled client in a process of its own)', ()
     console.log(JSON.stringify({ ids, modules, undici: packages.some((p) => p.includes('/undici/')) }));
   `;
   type Out = { ids: number[]; modules: string[]; undici: boolean };
+  /**
+   * What Node itself loads for an ES module's import of one of its modules: on Node 26 the ES
+   * wrapper of node:http brings node:tls and node:http2 in (`require('node:http')` does not), so
+   * what the client must not load is counted beyond that.
+   */
+  const nodeOwn = async (builtin: string): Promise<string[]> => {
+    const probe = `await import('${builtin}'); console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', probe], { env: { PATH: process.env.PATH } });
+    return JSON.parse(stdout) as string[];
+  };
 
   it('an http origin: HTTP/1.1 over node:http, without node:https, node:tls, node:http2 or undici', async () => {
     const r = await receiver();
@@ -171,7 +181,9 @@ describe('what the pool loads (the compiled client in a process of its own)', ()
     const out = JSON.parse(stdout) as Out;
     expect(out.ids).toEqual([3_000_000_001, 3_000_000_002, 3_000_000_003]);
     expect(out.modules).toContain('http');
-    for (const m of ['https', 'tls', 'http2']) expect(out.modules).not.toContain(m);
+    const own = await nodeOwn('node:http');
+    for (const m of ['https', 'tls', 'http2'].filter((m) => !own.includes(m))) expect(out.modules).not.toContain(m);
+    expect(own).not.toContain('https');
     expect(out.undici).toBe(false);
     expect(r.connections.size).toBe(1);
   });
@@ -184,7 +196,7 @@ describe('what the pool loads (the compiled client in a process of its own)', ()
     const out = JSON.parse(stdout) as Out;
     expect(out.ids).toEqual([3_000_000_001, 3_000_000_002, 3_000_000_003]);
     expect(out.modules).toEqual(expect.arrayContaining(['https', 'tls']));
-    expect(out.modules).not.toContain('http2');
+    if (!(await nodeOwn('node:https')).includes('http2')) expect(out.modules).not.toContain('http2');
     expect(r.connections.size).toBe(1);
 
     // Here the certificate is not trusted: the handshake fails before any byte of the request.

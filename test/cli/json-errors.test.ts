@@ -39,6 +39,7 @@ interface World {
 
 const ROWS: Row[] = [
   { command: 'status', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID', check: (d) => expect(d.error.problems).toEqual(['the file does not exist']) },
+  { command: 'audit', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID' },
   { command: 'doctor', args: (w) => w.missing, exit: EXIT.CONFIG, code: null, check: (d) => expect(d).toMatchObject({ ok: false, configInvalid: true }) },
   { command: 'config validate', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID', check: (d) => expect(d.valid).toBe(false) },
   { command: 'config show', args: (w) => w.missing, exit: EXIT.CONFIG, code: 'ERR_CONFIG_INVALID' },

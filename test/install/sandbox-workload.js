@@ -117,7 +117,9 @@ const checks = {
     if (spawnSync('flac', ['--version']).status !== 0) return;
     const src = path.join(repoRoot, '..', 'shared', 'fixtures', 'real', 'birdnet-analyzer_ea464544_2022-03-02', 'soundscape.wav');
     const wav = path.join(tempDir, 'soundscape.wav');
-    fs.copyFileSync(src, wav);
+    // Read and written, not fs.copyFileSync: on Node 26 libuv's copyfile calls fchown(2), which
+    // the units' filter (~@privileged, which holds @chown) forbids; the agent never copies that way.
+    fs.writeFileSync(wav, fs.readFileSync(src));
     const out = spawnSync('flac', ['--silent', '--force', '-5', '-o', `${wav}.flac`, wav], { encoding: 'utf8' });
     if (out.status !== 0) throw new Error(`flac exited ${out.status} (${out.signal ?? ''}): ${out.stderr}`);
     if (fs.readFileSync(`${wav}.flac`).toString('latin1', 0, 4) !== 'fLaC') throw new Error('flac wrote no FLAC');

@@ -63,6 +63,8 @@ export class IngestComponent implements Component {
       onError: (err) => log.error(`watcher: ${err.message}`),
     });
     ctx.state.publish('watcher', () => ({ ready: this.watcher.isReady, pending: this.watcher.pendingCount, dir: config.input.dir }));
+    // Linked or copied, counted where the daemon runs (in the unit's mount namespace): what doctor and status report.
+    ctx.state.publish('audio', () => ({ ...this.ingest.spool.taken }));
   }
 
   async start(): Promise<void> {

@@ -81,5 +81,7 @@ export class RuntimeReporter implements Component {
  * idle or steadily uploading station writes its snapshot once a minute, not per poll.
  */
 function signature(s: RuntimeSnapshot): string {
-  return JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready, s.mqtt?.connected]);
+  // The audio's first link, first copy and a near spool made: how the card is used shows at once, not after a minute.
+  const audio = s.audio ? [s.audio.linked > 0, s.audio.copied > 0, s.audio.nearDir] : null;
+  return JSON.stringify([s.uploader.circuit, s.uploader.paused.map((p) => p.reason), s.clock, s.disk.low, s.configSync.state, s.watcher.ready, s.mqtt?.connected, audio]);
 }

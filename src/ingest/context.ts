@@ -58,7 +58,7 @@ export async function createIngestContext(
   log: Logger,
   options: { dryRun?: boolean; settleMs?: number } = {},
 ): Promise<IngestContext> {
-  const spool = new Spool(config.dataDir, config.input.ramDiskAudio === 'keep' ? config.input.dir : null);
+  const spool = new Spool(config.dataDir, config.input.ramDiskAudio === 'keep' ? config.input.dir : null, config.input.dir);
   if (!options.dryRun) {
     const note = await spool.init();
     if (note) log.warn(note);

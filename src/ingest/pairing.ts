@@ -99,14 +99,13 @@ export class Pairing {
   onAppear = (file: string, what: InputFile): void => {
     if (what.kind !== 'audio' || this.linking.has(file)) return;
     const spool = this.opts.ctx.spool;
-    const dest = path.join(spool.incomingDir, path.basename(file));
     const task = (async () => {
       // Only a regular file, opened without blocking: a FIFO named *.wav must not stall ingestion.
       const handle = await openRegularFile(file);
       let keep = false;
       try {
-        // The near spool (input.ramDiskAudio keep) takes it while its file system is at least half free.
-        if ((!spool.nearDir || (await spool.nearHasRoom())) && (await spool.tryLink(file, dest, handle))) return;
+        // The near spool takes it while it has room (a RAM disk at least half free).
+        if (await spool.linkIncoming(file, handle)) return;
         if (this.held.size >= MAX_HELD) {
           // Hundreds of WAVs without their JSON: the analyzer is behind or stopped writing results.
           this.opts.ctx.log.warn(`not holding ${file}: already ${MAX_HELD} WAVs wait for their results; it is uploaded only if it is still there when its JSON comes`);

@@ -21,6 +21,16 @@ import type { ReadableFile } from '../system/regular-file.js';
  * the choice, so the analyzer always has room to write (an outage lasts longer than a
  * RAM disk holds). The near spool is used only where `input.dir` and `dataDir` are on
  * different file systems.
+ *
+ * Where they are on one file system but a link between them still fails (EXDEV: they are
+ * separate mounts in this mount namespace, as in the installed unit, whose
+ * `StateDirectory=` under `ProtectSystem=strict` bind-mounts dataDir), the near spool takes
+ * the links instead, whatever `input.ramDiskAudio` says: on the card's own file system it
+ * is as safe as dataDir, and nothing is copied. It needs `input.dir` writable to the agent
+ * (the unit's `ReadWritePaths=`); where it is not, the audio is copied, and {@link Spool.taken}
+ * says so. Whether a link works is found by trying it, where and as the daemon works:
+ * `st_dev` is the same across a bind mount, and a mount table read elsewhere (the CLI's) is
+ * another namespace's.
  */
 export class DiskFullError extends StationAgentError {
   readonly code = 'ERR_DISK_FULL';
@@ -29,14 +39,48 @@ export class DiskFullError extends StationAgentError {
 /** The near spool's folder in `input.dir` (hidden: never read as input). */
 export const NEAR_SPOOL_NAME = '.station-agent-spool';
 
+/**
+ * How the audio came into the spool since the process started (the daemon's runtime
+ * snapshot: `doctor` and `status` report it). A WAV linked on sight (analyzerpi) counts
+ * when it is linked, wanted later or not.
+ */
+export interface AudioTakeCounts {
+  /** Audio files hard-linked: no byte written. */
+  linked: number;
+  /** Audio files copied onto the spool's file system. */
+  copied: number;
+  copiedBytes: number;
+  /** Why the last copy was made (the failed link, in words); null before any. */
+  lastCopyWhy: string | null;
+  lastCopyAt: number | null;
+  /** The near spool when links go there (`input.ramDiskAudio: keep`, or dataDir a mount apart). */
+  nearDir: string | null;
+}
+
 export class Spool {
   readonly dir: string;
-  /** The near spool (`input.ramDiskAudio: keep`, input.dir on another file system), once {@link init} found it usable. */
+  /** The near spool, once {@link init} or a failed link into dataDir found it usable. */
   nearDir: string | null = null;
+  /** What taking audio did since start (the runtime snapshot's `audio`). */
+  readonly taken: AudioTakeCounts = { linked: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null };
   private readonly wantedNearDir: string | null;
+  /**
+   * The near spool on dataDir's own file system: made only once a link into dataDir fails
+   * with EXDEV (a mount apart), and never held back for room (it is the card's space either way).
+   */
+  private sameDeviceNear: string | null = null;
+  private nearMade: Promise<string | null> | null = null;
+  private nearOnCard = false;
+  /** Why a link into the spool is not possible (the last EXDEV, EPERM, ...). */
+  private linkBlocked: string | null = null;
+  /** Why the near spool on dataDir's file system could not be made. */
+  private nearProblem: string | null = null;
 
-  /** @param keepNear `input.dir` when the owner chose `input.ramDiskAudio: keep`, else null */
-  constructor(dataDir: string, keepNear: string | null = null) {
+  /**
+   * @param keepNear `input.dir` when the owner chose `input.ramDiskAudio: keep`, else null
+   * @param inputDir `input.dir` (where a near spool on dataDir's file system may go); default `keepNear`
+   */
+  constructor(dataDir: string, keepNear: string | null = null, private readonly inputDir: string | null = keepNear) {
     this.dir = path.join(dataDir, 'spool');
     this.wantedNearDir = keepNear ? path.join(keepNear, NEAR_SPOOL_NAME) : null;
   }
@@ -62,15 +106,23 @@ export class Spool {
    */
   async init(): Promise<string | null> {
     await mkdir(path.join(this.dir, 'incoming'), { recursive: true, mode: 0o700 });
-    if (!this.wantedNearDir) return null;
-    const input = path.dirname(this.wantedNearDir);
+    if (!this.inputDir) return null;
+    const input = this.inputDir;
     try {
       const [a, b] = await Promise.all([stat(input), stat(this.dir)]);
-      if (a.dev === b.dev) return `input.ramDiskAudio keep: ${input} is on the file system of dataDir; the spool hard-links its audio, nothing is copied`;
+      if (a.dev === b.dev) {
+        this.sameDeviceNear = path.join(input, NEAR_SPOOL_NAME);
+        // A near spool made by an earlier start (dataDir a mount apart then): used again at once,
+        // so that its incoming/ is swept and its WAVs found.
+        if (await stat(path.join(this.sameDeviceNear, 'incoming')).then((st) => st.isDirectory(), () => false)) this.useNear(this.sameDeviceNear, true);
+        return this.wantedNearDir ? `input.ramDiskAudio keep: ${input} is on the file system of dataDir; its audio stays on that file system, linked, not copied` : null;
+      }
+      if (!this.wantedNearDir) return null;
       await mkdir(path.join(this.wantedNearDir, 'incoming'), { recursive: true, mode: 0o700 });
-      this.nearDir = this.wantedNearDir;
+      this.useNear(this.wantedNearDir, false);
       return null;
     } catch (err) {
+      if (!this.wantedNearDir) return null;
       return `input.ramDiskAudio keep: cannot use ${this.wantedNearDir} (${(err as Error).message}); audio is copied into ${this.dir}`;
     }
   }
@@ -85,9 +137,10 @@ export class Spool {
     return this.nearDir !== null && file.startsWith(this.nearDir + path.sep);
   }
 
-  /** The near spool may take more audio: at least half of its file system is free. */
+  /** The near spool may take more audio: at least half of its file system is free (always, on dataDir's own). */
   async nearHasRoom(): Promise<boolean> {
     if (!this.nearDir) return false;
+    if (this.nearOnCard) return true;
     const space = await diskFree(this.nearDir).catch(() => null);
     return space !== null && space.freeBytes * 2 >= space.totalBytes;
   }
@@ -102,19 +155,69 @@ export class Spool {
    */
   async take(source: string, name: string, handle: ReadableFile): Promise<{ how: 'link' | 'copy'; path: string }> {
     const dest = this.pathFor(name);
-    if (await this.tryLink(source, dest, handle)) return { how: 'link', path: dest };
-    if (await this.nearHasRoom()) {
-      const near = path.join(this.nearDir!, name);
-      if (await this.tryLink(source, near, handle)) return { how: 'link', path: near };
+    if (await this.tryLink(source, dest, handle)) return this.linked({ how: 'link', path: dest });
+    const nearDir = await this.nearForLink();
+    if (nearDir) {
+      const near = path.join(nearDir, name);
+      if (await this.tryLink(source, near, handle)) return this.linked({ how: 'link', path: near });
     }
     await this.copyFromHandle(handle, dest, source);
     return { how: 'copy', path: dest };
   }
 
   /**
+   * analyzerpi: links a WAV into an `incoming/` on sight, before the analyzer deletes it: the
+   * spool's own, else the near spool's (while it has room). False when no link is possible
+   * (the caller holds the file open instead).
+   */
+  async linkIncoming(source: string, handle: ReadableFile): Promise<boolean> {
+    const name = path.basename(source);
+    // With a near spool, the card's incoming/ is on another mount or file system: not tried.
+    if (!this.nearDir && (await this.tryLink(source, path.join(this.cardIncomingDir, name), handle))) return this.linked(true);
+    const nearDir = await this.nearForLink();
+    if (nearDir && (await this.tryLink(source, path.join(nearDir, 'incoming', name), handle))) return this.linked(true);
+    return false;
+  }
+
+  /** Where a link goes once one into dataDir failed: the near spool while it has room, made on the first EXDEV on dataDir's file system. */
+  private async nearForLink(): Promise<string | null> {
+    if (this.nearDir) return (await this.nearHasRoom()) ? this.nearDir : null;
+    if (!this.sameDeviceNear || !this.linkBlocked?.startsWith('EXDEV')) return null;
+    // Made once (links on sight run side by side); a folder that cannot be made is not tried again for every recording.
+    return (this.nearMade ??= this.makeNear(this.sameDeviceNear));
+  }
+
+  private async makeNear(near: string): Promise<string | null> {
+    try {
+      // One level at a time: a recursive mkdir reports a read-only mount as ENOENT, not EROFS.
+      for (const dir of [near, path.join(near, 'incoming')]) {
+        await mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+        });
+      }
+    } catch (err) {
+      this.nearProblem = `the near spool ${near} cannot be made there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: the agent needs input.dir writable, e.g. the unit's ReadWritePaths=)`;
+      return null;
+    }
+    this.useNear(near, true);
+    return near;
+  }
+
+  private useNear(dir: string, onCard: boolean): void {
+    this.nearDir = dir;
+    this.nearOnCard = onCard;
+    this.taken.nearDir = dir;
+  }
+
+  private linked<T>(value: T): T {
+    this.taken.linked++;
+    return value;
+  }
+
+  /**
    * A hard link only: true when linked, false when the spool is on another
-   * filesystem or mount (EXDEV; also inside systemd's ProtectHome, where /home is a
-   * separate mount), links are refused, or the name is gone already. Never copies. `handle` is `source` opened
+   * filesystem or mount (EXDEV; also inside the installed unit, where the state directory
+   * and /home are mounts of their own), links are refused, or the name is gone already. Never copies. `handle` is `source` opened
    * with `openRegularFile`: the link must be to that very file, so a name swapped for
    * a FIFO or a symlink in between is not linked (link(2) would link either).
    */
@@ -128,7 +231,10 @@ export class Spool {
       linkOver(source, dest);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') return false;
+      if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') {
+        this.linkBlocked = `${code}: ${source} cannot be hard-linked into ${path.dirname(dest)}${code === 'EXDEV' ? ' (another file system, or a mount apart in this mount namespace)' : ''}`;
+        return false;
+      }
       // The analyzer deleted the name between our open and the link: the data lives on
       // in `handle`, which the caller copies from (or holds) instead of losing the audio.
       if (code === 'ENOENT' && (await handle.stat()).nlink === 0) return false;
@@ -143,16 +249,18 @@ export class Spool {
 
   /**
    * Copies from an open file (whose name the analyzer may already have deleted: the
-   * data lives as long as a descriptor does) to `dest`, crash-safely.
+   * data lives as long as a descriptor does) to `dest`, crash-safely; counted in {@link taken}.
+   * @returns the bytes written
    */
-  async copyFromHandle(handle: ReadableFile, dest: string, what: string): Promise<void> {
+  async copyFromHandle(handle: ReadableFile, dest: string, what: string): Promise<number> {
     const part = `${dest}.part`;
+    let pos = 0;
     try {
       const out = await open(part, 'w', 0o600);
       try {
         // A plain loop over one 64 KiB buffer: positional reads leave the handle usable, memory stays flat.
         const buf = Buffer.allocUnsafe(64 * 1024);
-        for (let pos = 0; ; ) {
+        for (;;) {
           const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
           if (bytesRead === 0) break;
           await out.write(buf, 0, bytesRead);
@@ -163,6 +271,13 @@ export class Spool {
         await out.close();
       }
       await rename(part, dest);
+      const t = this.taken;
+      t.copied++;
+      t.copiedBytes += pos;
+      t.lastCopyAt = Date.now();
+      const why = this.linkBlocked ?? `${what} was deleted before it could be linked (copied from the open file)`;
+      t.lastCopyWhy = this.nearProblem ? `${why}; ${this.nearProblem}` : why;
+      return pos;
     } catch (err) {
       await rm(part, { force: true });
       throw this.wrap(err, what);

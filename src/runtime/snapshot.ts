@@ -9,6 +9,7 @@
  * snapshot, and the reverse (see {@link parseRuntimeSnapshot}).
  */
 
+import type { AudioTakeCounts } from '../ingest/spool.js';
 import type { LinkStatus } from '../upload/link-policy.js';
 import { pidAlive } from '../system/pid.js';
 import { isObject } from '../wire/json-object.js';
@@ -89,6 +90,8 @@ export interface RuntimeSnapshot {
   };
   /** Upload windows, data budget and bandwidth cap (upload/link-policy.ts); absent in older snapshots. */
   link?: LinkStatus;
+  /** How the spool took the audio since start, linked or copied, measured where the daemon runs (ingest/spool.ts); absent in older snapshots. */
+  audio?: AudioTakeCounts;
 }
 
 export type DaemonState = 'running' | 'not-responding' | 'stopped';
@@ -187,6 +190,9 @@ const SNAPSHOT = object<RuntimeSnapshot>({
   mqtt: optional(object<NonNullable<RuntimeSnapshot['mqtt']>>({ connected: flag, broker: text(''), lastPublishAt: numberOrNull, lastError: errorOrNull })),
   // Read as it is: status formats it field by field and tolerates what is missing.
   link: optional((v) => v as LinkStatus),
+  audio: optional(
+    object<AudioTakeCounts>({ linked: number(0), copied: number(0), copiedBytes: number(0), lastCopyWhy: (v) => (typeof v === 'string' ? v : null), lastCopyAt: numberOrNull, nearDir: (v) => (typeof v === 'string' ? v : null) }),
+  ),
 });
 
 /** What the daemon's components publish (daemon/state.ts): the snapshot without the daemon's own stamps. */
@@ -204,6 +210,7 @@ const SECTION_ORDER: { [K in keyof RuntimeState]-?: K } = {
   configSync: 'configSync',
   mqtt: 'mqtt',
   link: 'link',
+  audio: 'audio',
 };
 
 export const SNAPSHOT_SECTIONS: readonly (keyof RuntimeState)[] = Object.values(SECTION_ORDER);

@@ -93,6 +93,12 @@ export interface StatusReport {
       /** The owner's choice, `input.ramDiskAudio`: copy onto the card, or keep on the analyzer's file system until upload. */
       ramDiskAudio: 'copy' | 'keep';
     } | null;
+    /**
+     * How the running daemon took the audio since its start, counted where it runs (in the
+     * unit's mount namespace): hard-linked (nothing written) or copied onto the card. null
+     * without a running daemon; `audioCopy` above is then the estimate from this command's mounts.
+     */
+    audioTaken: { linked: number; copied: number; copiedBytes: number; lastCopyWhy: string | null; lastCopyAt: string | null; nearDir: string | null } | null;
   };
   /** From the running daemon, else asked of the system now (timesyncd, timedatectl). */
   clock: { state: ClockState; source: 'daemon' | 'system' };
@@ -202,6 +208,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
       spoolFiles: stored?.spool.files ?? 0,
       spoolBytes: stored?.spool.bytes ?? 0,
       audioCopy: await audioCopy,
+      audioTaken: live?.audio ? { ...live.audio, lastCopyAt: iso(live.audio.lastCopyAt) } : null,
     },
     clock: live ? { state: live.clock, source: 'daemon' } : { state: await systemClock, source: 'system' },
     configSync: runtime

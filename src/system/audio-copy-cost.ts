@@ -2,11 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { realPathOfExisting } from './real-path.js';
 
 /**
- * What the spool costs the card when it cannot hard-link the analyzer's audio: a link
- * needs `input.dir` and the spool (`dataDir`) on one mount, else every recording's audio
- * is copied onto the card (a RAM-disk analyzer folder, another card, and the installed
- * unit's `ProtectHome=read-only`, which mounts /home apart from the state directory).
- * `doctor` and `status` say it per day; docs/INSTALL.md gives the owner's choices.
+ * What the spool costs the card when it cannot hard-link the analyzer's audio, judged from
+ * this process's mount namespace (the CLI's, not the unit's): a link needs `input.dir` and
+ * the spool (`dataDir`) on one mount, else every recording's audio is copied onto the card
+ * (a RAM-disk analyzer folder, another card). The installed unit's `StateDirectory=` under
+ * `ProtectSystem=strict` bind-mounts its state directory in the unit's namespace, so there
+ * no analyzer folder is on dataDir's mount: the audio is linked only in the near spool
+ * (ingest/spool.ts), where the unit may write `input.dir`. What the daemon really did is in
+ * its runtime snapshot (`audio`); `doctor` and `status` prefer that, and say this estimate
+ * is from outside the daemon.
  */
 export interface AudioCopyCost {
   /** The spool copies each recording's audio (no hard link possible). */
@@ -20,6 +24,9 @@ export interface AudioCopyCost {
   /** At one recording every 15 s. */
   bytesPerDay: number;
 }
+
+/** The installed unit's state directory (its `StateDirectory=`). */
+const UNIT_STATE_DIR = '/var/lib/station-agent';
 
 /** One recording every 15 s, all day. */
 export const RECORDINGS_PER_DAY = 5_760;
@@ -57,10 +64,11 @@ async function whyCopied(inputDir: string, dataDir: string, given?: string): Pro
     const ram = a.fsType === 'tmpfs' || a.fsType === 'ramfs';
     return `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`;
   }
-  // The installed unit (systemd/station-agent.service) has ProtectHome=read-only: in its
-  // namespace /home is a mount of its own, so an analyzer folder under it is copied.
-  if (isUnder(input, '/home') && !isUnder(data, '/home') && data.startsWith('/var/lib/')) {
-    return `input.dir ${inputDir} is under /home, which the service's sandbox (ProtectHome=read-only) mounts apart from dataDir ${dataDir}`;
+  // The installed unit (systemd/station-agent.service): in its namespace the state
+  // directory /var/lib/station-agent is a mount of its own (StateDirectory= under
+  // ProtectSystem=strict), /home another (ProtectHome=read-only).
+  if (isUnder(data, UNIT_STATE_DIR) && !isUnder(input, data)) {
+    return `under the installed unit, dataDir ${dataDir} is a mount of its own (StateDirectory= under ProtectSystem=strict), apart from input.dir ${inputDir}: the audio is linked in ${inputDir}/.station-agent-spool only where the unit may write input.dir (ReadWritePaths=), else copied`;
   }
   return null;
 }

@@ -130,7 +130,7 @@ describe('Spool', () => {
       const here = path.join(dir, 'input');
       mkdirSync(here);
       const spool = new Spool(path.join(dir, 'data'), here);
-      expect(await spool.init()).toMatch(/is on the file system of dataDir/);
+      expect(await spool.init()).toMatch(/is on the file system of dataDir; its audio stays on that file system, linked, not copied/);
       expect(spool.nearDir).toBeNull();
       expect(spool.incomingDir).toBe(path.join(dir, 'data', 'spool', 'incoming'));
     });

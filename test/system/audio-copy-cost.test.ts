@@ -23,9 +23,14 @@ describe('what the spool costs when it cannot hard-link the audio', () => {
     expect(cost.bytesPerDay).toBe(8_294_653_440);
   });
 
-  it('a bind mount apart (the sandbox mounts /home on its own): copied, with the measured size', async () => {
-    const cost = await audioCopyCost('/home/pi/BirdSongs/StreamData', '/var/lib/station-agent', 2_000_000, MOUNTINFO);
-    expect(cost).toMatchObject({ copies: true, bytesPerRecording: 2_000_000, estimated: false, bytesPerDay: 2_000_000 * 5_760 });
+  it('the installed unit\'s state directory (a mount of its own in the unit): copied unless the unit may write input.dir, with the measured size', async () => {
+    for (const input of ['/home/pi/BirdSongs/StreamData', '/srv/analyzer/output']) {
+      const cost = await audioCopyCost(input, '/var/lib/station-agent', 2_000_000, MOUNTINFO);
+      expect(cost).toMatchObject({ copies: true, bytesPerRecording: 2_000_000, estimated: false, bytesPerDay: 2_000_000 * 5_760 });
+      expect(cost.why).toMatch(
+        input.startsWith('/home') ? /on another mount \(\/home, ext4\)/ : /StateDirectory= under ProtectSystem=strict.*linked in .*\.station-agent-spool only where the unit may write input\.dir \(ReadWritePaths=\)/,
+      );
+    }
   });
 
   it('one mount: linked, nothing written', async () => {

@@ -5,7 +5,9 @@ import type { Config } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
 import type { ClockSyncState } from '../../system/clock.js';
 import { freeBytesNear, isDiskGettingLow, isDiskLow, minFreeBytes, ramDataDirWarning, ramFileSystemNear } from '../../system/disk.js';
-import { queueDbPath } from '../queue-file.js';
+import type { AudioTakeCounts } from '../../ingest/spool.js';
+import { RECORDINGS_PER_DAY } from '../../system/audio-copy-cost.js';
+import { queueDbPath, queueExists } from '../queue-file.js';
 import { scanInput, total, type InputScan } from './input-scan.js';
 import { result, type CheckResult } from './types.js';
 
@@ -199,20 +201,32 @@ export async function queueCheck(config: Config): Promise<CheckResult> {
   }
 }
 
-/** Whether the spool copies each recording's audio onto the card, and what that costs a day. */
+/**
+ * Whether the spool copies each recording's audio onto the card, and what that costs a day.
+ * What the running daemon did (its runtime snapshot: links and copies counted where it runs,
+ * in its own mount namespace) decides; without a running daemon that has taken audio, the
+ * mounts as this command sees them, said to be measured from outside the daemon.
+ */
 export async function audioCopyCheck(config: Config): Promise<CheckResult> {
+  const title = 'audio taken without a copy';
+  const live = await runningDaemonAudio(config);
+  if (live && live.audio.linked + live.audio.copied > 0) return daemonAudioResult(config, live.pid, live.audio);
   const { audioCopyCost } = await import('../../system/audio-copy-cost.js');
   const cost = await audioCopyCost(config.input.dir, config.dataDir, null);
-  const title = 'audio taken without a copy';
-  const data = { ...cost };
-  if (!cost.copies) return result('audio-copy', title, 'pass', `input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
-  const perDay = `${(cost.bytesPerDay / 1e9).toFixed(1)} GB a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${5_760} recordings)`;
+  const outside = live
+    ? `measured from outside the daemon (pid ${live.pid} has taken no audio since its start)`
+    : 'measured from outside the daemon (none running), in the mounts this command sees';
+  const data = { ...cost, measured: 'outside' };
+  if (!cost.copies) {
+    return result('audio-copy', title, 'pass', `${outside}: input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
+  }
+  const perDay = `${gb(cost.bytesPerDay)} a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${RECORDINGS_PER_DAY} recordings)`;
   if (config.input.ramDiskAudio === 'keep') {
     return result(
       'audio-copy',
       title,
       'pass',
-      `${cost.why}: input.ramDiskAudio is keep: each recording's audio waits for its upload there (${config.input.dir}/.station-agent-spool), nothing written to the card; a power cut loses the soundscapes not yet uploaded, never their detections. While that file system is less than half free, audio is copied onto the card (about ${perDay} if it always were)`,
+      `${outside}: ${cost.why}: input.ramDiskAudio is keep: each recording's audio waits for its upload there (${config.input.dir}/.station-agent-spool), nothing written to the card; a power cut loses the soundscapes not yet uploaded, never their detections. While that file system is less than half free, audio is copied onto the card (about ${perDay} if it always were)`,
       null,
       { ...data, ramDiskAudio: 'keep' },
     );
@@ -221,10 +235,62 @@ export async function audioCopyCheck(config: Config): Promise<CheckResult> {
     'audio-copy',
     title,
     'warn',
-    `${cost.why}: input.ramDiskAudio is copy: each recording's audio is copied onto the card before its upload, about ${perDay}`,
-    'set input.ramDiskAudio to keep to leave the audio on that file system until its upload (a power cut then loses the soundscapes of the last minutes, never the detections), or put the analyzer\'s folder and dataDir on one file system (docs/INSTALL.md, "An analyzer folder on a RAM disk")',
+    `${outside}: ${cost.why}: input.ramDiskAudio is copy: each recording's audio is copied onto the card before its upload, about ${perDay}`,
+    copyHint(config, cost.why ?? ''),
     { ...data, ramDiskAudio: 'copy' },
   );
+}
+
+function gb(bytes: number): string {
+  return `${(bytes / 1e9).toFixed(1)} GB`;
+}
+
+function daemonAudioResult(config: Config, pid: number, audio: AudioTakeCounts): CheckResult {
+  const title = 'audio taken without a copy';
+  const taken = audio.linked + audio.copied;
+  const data = { measured: 'daemon', pid, ...audio, ramDiskAudio: config.input.ramDiskAudio };
+  const where = audio.nearDir ? ` (in ${audio.nearDir}, on input.dir's mount)` : '';
+  if (audio.copied === 0) {
+    return result('audio-copy', title, 'pass', `the running daemon (pid ${pid}) hard-linked all ${taken} audio files it took since its start${where}: no audio written to the card`, null, data);
+  }
+  const per = audio.copiedBytes / audio.copied;
+  return result(
+    'audio-copy',
+    title,
+    'warn',
+    `the running daemon (pid ${pid}) copied ${audio.copied} of ${taken} audio files onto the card since its start, ${(audio.copiedBytes / 1e6).toFixed(1)} MB (${(per / 1e6).toFixed(2)} MB each, about ${gb(per * RECORDINGS_PER_DAY)} a day at ${RECORDINGS_PER_DAY} recordings): ${audio.lastCopyWhy ?? 'no reason recorded'}`,
+    copyHint(config, audio.lastCopyWhy ?? ''),
+    data,
+  );
+}
+
+function copyHint(config: Config, why: string): string {
+  if (/near spool .* cannot be made|ReadWritePaths/.test(why)) {
+    return `let the agent write input.dir, where it links the audio in a hidden folder: for the installed unit a drop-in (sudo systemctl edit station-agent) with [Service] ReadWritePaths=-${config.input.dir}, or bin/install --input-writable ${config.input.dir}; then restart it (docs/INSTALL.md, "What a day costs the SD card")`;
+  }
+  return 'set input.ramDiskAudio to keep to leave the audio on that file system until its upload (a power cut then loses the soundscapes of the last minutes, never the detections), or put the analyzer\'s folder and dataDir on one file system (docs/INSTALL.md, "An analyzer folder on a RAM disk")';
+}
+
+/** The running daemon's record of how it took the audio (its runtime snapshot), or null when no daemon runs on this queue. */
+async function runningDaemonAudio(config: Config): Promise<{ pid: number; audio: AudioTakeCounts } | null> {
+  if (!queueExists(config.dataDir)) return null;
+  try {
+    const [{ openQueue }, { getMeta }, { RUNTIME_META_KEY, daemonLiveness, parseRuntimeSnapshot }] = await Promise.all([
+      import('../../queue/db.js'),
+      import('../../queue/meta.js'),
+      import('../../runtime/snapshot.js'),
+    ]);
+    const q = openQueue(queueDbPath(config.dataDir));
+    try {
+      const snapshot = parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY));
+      if (!snapshot || daemonLiveness(snapshot).state !== 'running') return null;
+      return { pid: snapshot.pid, audio: snapshot.audio ?? { linked: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null } };
+    } finally {
+      q.close();
+    }
+  } catch {
+    return null; // the queue check says what is wrong with the file
+  }
 }
 
 export async function diskCheck(config: Config): Promise<CheckResult> {

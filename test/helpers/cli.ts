@@ -21,6 +21,7 @@ export const CLI_MAIN = path.join(REPO_ROOT, 'dist/bundle/main.js');
  */
 export const AGENT_NODE = process.env.STATION_AGENT_NODE || process.execPath;
 export const AGENT_CLI = process.env.STATION_AGENT_CLI || CLI_MAIN;
+/** Written by `npm run build` (scripts/build-stamp.mjs) and by buildCli below. */
 const STAMP = path.join(REPO_ROOT, 'dist/.cli-test-build-stamp');
 const BUNDLE_SCRIPT = 'scripts/bundle.mjs';
 /** tsc's own output of the CLI's entry, which the bundle is made from. */

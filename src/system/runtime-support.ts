@@ -1,11 +1,13 @@
+import releaseLines from './node-release-lines.json' with { type: 'json' };
+
 /**
- * The Node.js release lines and their end of life: the one table the agent keeps of its
- * runtime's support (doctor's runtime check; the package's choice of line in
- * scripts/lib/targets.sh, STATION_AGENT_NODE_VERSION, should be a line this table shows
- * supported for the package's lifetime). From the Node.js project's release schedule
- * (github.com/nodejs/Release, schedule.json: `end`); odd lines are never LTS and end two
- * months after the next even one starts. A line past its end gets no security fixes.
- * Add the next line when it is released.
+ * The Node.js release lines and their end of life, kept in node-release-lines.json: the one
+ * table of the runtime's support, which doctor's runtime check reads here and bin/install
+ * reads with sed before any Node runs (so the file keeps one line per entry). The package's
+ * line (packaging/node/package.json) should be one this table shows supported for the
+ * package's lifetime. From the Node.js project's release schedule (github.com/nodejs/Release,
+ * schedule.json: `end`); odd lines are never LTS and end two months after the next even one
+ * starts. A line past its end gets no security fixes. Add the next line when it is released.
  *
  * @example runtimeSupport('20.20.2', Date.parse('2026-12-01')) // { state: 'ended', endOfLife: '2026-04-30', ... }
  */
@@ -17,17 +19,7 @@ export interface NodeReleaseLine {
   endOfLife: string;
 }
 
-export const NODE_RELEASE_LINES: readonly NodeReleaseLine[] = [
-  { major: 18, lts: true, endOfLife: '2025-04-30' },
-  { major: 19, lts: false, endOfLife: '2023-06-01' },
-  { major: 20, lts: true, endOfLife: '2026-04-30' },
-  { major: 21, lts: false, endOfLife: '2024-06-01' },
-  { major: 22, lts: true, endOfLife: '2027-04-30' },
-  { major: 23, lts: false, endOfLife: '2025-06-01' },
-  { major: 24, lts: true, endOfLife: '2028-04-30' },
-  { major: 25, lts: false, endOfLife: '2026-06-01' },
-  { major: 26, lts: true, endOfLife: '2029-04-30' },
-];
+export const NODE_RELEASE_LINES: readonly NodeReleaseLine[] = releaseLines;
 
 /** How close to its end a line is said to be ending: a release cycle of the package and a fleet's upgrade. */
 export const ENDING_WITHIN_DAYS = 90;

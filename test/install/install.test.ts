@@ -12,6 +12,7 @@ import {
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_RELEASE_LINES } from '../../src/system/runtime-support.js';
 import { buildCli } from '../helpers/cli.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { hasCommand } from './commands.js';
@@ -26,6 +27,9 @@ import { exposureLevel, verifyUnit } from './systemd-analyze.js';
 const INSTALL = path.join(REPO_ROOT, 'bin/install');
 const UNINSTALL = path.join(REPO_ROOT, 'bin/uninstall');
 const EXAMPLE_CONFIG = path.join(REPO_ROOT, 'config.example.json');
+/** The LTS lines of at least package.json's `engines` whose end of life is ahead: what bin/install accepts. */
+const MIN_MAJOR = Number(/>=(\d+)/.exec((JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node)?.[1]);
+const SUPPORTED_LINES = NODE_RELEASE_LINES.filter((l) => l.lts && l.major >= MIN_MAJOR && l.endOfLife >= new Date().toISOString().slice(0, 10)).map((l) => l.major);
 
 interface Run {
   status: number | null;
@@ -275,6 +279,7 @@ describe('bin/install refuses what it cannot do, with a message', () => {
     ['20.20.2', 'past its end of life'],
     ['18.19.0', 'past its end of life'],
     ['25.9.0', 'not an LTS line'],
+    ['22.22.0', 'older than the lines station-agent supports'],
   ])('refuses Node.js %s, saying why and how to get a supported line on a Pi', (version, why) => {
     const fakeBin = path.join(temp.dir, `fake-bin-${version}`);
     mkdirSync(fakeBin);
@@ -286,8 +291,9 @@ describe('bin/install refuses what it cannot do, with a message', () => {
     expect(result.stderr).toContain(`Node.js ${version}`);
     expect(result.stderr).toContain('is not supported');
     expect(result.stderr).toContain(why);
-    expect(result.stderr).toContain('Node.js 24 or 26');
-    expect(result.stderr).toContain('deb.nodesource.com/setup_26.x');
+    // The lines and their dates are the runtime-support table's, which bin/install reads with sed.
+    expect(result.stderr).toContain(`Node.js ${SUPPORTED_LINES.slice(0, -1).join(', ')} or ${SUPPORTED_LINES.at(-1)}`);
+    expect(result.stderr).toContain(`deb.nodesource.com/setup_${SUPPORTED_LINES.at(-1)}.x`);
     expect(existsSync(path.join(temp.dir, 'root'))).toBe(false);
   });
 
@@ -299,7 +305,7 @@ describe('bin/install refuses what it cannot do, with a message', () => {
     const env = { ...process.env, PATH: `${fakeBin}:${process.env.PATH ?? ''}` };
     const result = run(INSTALL, ['--root', path.join(temp.dir, 'root-24'), '--skip-deps', '--no-build'], env);
     expectSuccess(result);
-    expect(result.stdout).toContain(`Node.js 24.1.0 (${path.join(fakeBin, 'node')}), supported until 2028-04-30`);
+    expect(result.stdout).toContain(`Node.js 24.1.0 (${path.join(fakeBin, 'node')}), supported until ${NODE_RELEASE_LINES.find((l) => l.major === 24)?.endOfLife}`);
   });
 
   it('writes the folder of a node outside systemd\'s PATH (nvm) into the units', () => {

@@ -9,7 +9,7 @@ import { benchWav } from './audio.js';
 import { createPiBox, type PiBox } from './cgroup.js';
 import { summariseProfile } from './cpu-profile.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, CLI_MODULES_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, procMemoryKb, REPO_ROOT, sleep, startNodeIn, startProcess, type Child, type MemoryKb } from './proc.js';
+import { CLI_MAIN, CLI_MODULES_MAIN, cpuSeconds, formatMemory, memoryDetail, MemorySampler, procMemoryKb, REPO_ROOT, sleep, startNodeIn, startProcess, TURBOFAN_ON, type Child, type MemoryKb } from './proc.js';
 import { figure, median, type Figure } from './report.js';
 import { recordingBaseName, resultCsv } from './result-files.js';
 import { BENCH_TOKEN, STATION } from './service-process.js';
@@ -245,8 +245,6 @@ const RESTART_FORMS = [
   { id: 'bundleCachedTurbofan', name: 'the bundle with the compile cache, TurboFan on (no --no-opt)', main: CLI_MAIN, cache: true, turbofan: true },
 ] as const;
 
-/** Preloaded by the TurboFan form: drops the daemon's `--no-opt`. */
-const TURBOFAN_ON = path.join(REPO_ROOT, 'bench/turbofan-on.cjs');
 
 /**
  * The daemon's restart in each form, in the agent's box after its run: CPU from the first

@@ -18,6 +18,8 @@ export const REPO_ROOT = repositoryRoot(BENCH_DIR);
 export const CLI_MAIN = path.join(REPO_ROOT, 'dist/bundle/main.js');
 /** tsc's own modules, which the bundle is made from: the CLI without the bundle. */
 export const CLI_MODULES_MAIN = path.join(REPO_ROOT, 'dist/cli/main.js');
+/** Preloaded (`node -r`) to run the daemon with TurboFan on: drops its `--no-opt` (src/system/v8-flags.ts). */
+export const TURBOFAN_ON = path.join(REPO_ROOT, 'bench/turbofan-on.cjs');
 
 function repositoryRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

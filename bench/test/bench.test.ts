@@ -130,6 +130,10 @@ describe('npm run bench (tiny sizes)', () => {
       expect(byId.get(id)!.name, id).toMatch(/RssAnon [\d.]+ MB, RssFile [\d.]+ MB/);
     }
     expect(byId.get('memory.steadyRss')!.detail).toMatchObject({ recordings: 2, intervalMs: 500 });
+    // The daemon's V8 flag in the same run: the agent with TurboFan on beside it, idle and through the steady state.
+    for (const id of ['memory.idleRssTurbofan', 'memory.steadyRssTurbofan', 'cpu.steadyPerRecording', 'cpu.steadyPerRecordingTurbofan']) {
+      expect(byId.get(id)!.value, id).toBeGreaterThan(0);
+    }
     // Writes per recording, end to end, in both modes, service up (targets), down and the drain after.
     for (const mode of ['results', 'analyzerpi']) {
       for (const phase of ['up', 'down', 'drain']) {

@@ -1,8 +1,10 @@
 // The CLI as it ships: tsc's modules under dist/ bundled into a few files under
-// dist/bundle/ (run by `npm run build`, after tsc). Why: Node 20's ES module loader
-// resolves, reads (through the thread pool) and compiles each of the agent's ~180 modules
-// one by one, which is a quarter of every start's CPU (docs/ARCHITECTURE.md, "The
-// bundle"); Node 20 has no compile cache to spare it.
+// dist/bundle/ (run by `npm run build`, after tsc). Why: Node's ES module loader resolves,
+// reads (through the thread pool) and compiles each of the agent's ~180 modules one by one.
+// Node 26's compile cache (bin/station-agent turns it on under systemd) spares the compiles,
+// not the rest: tsc's modules with the cache still cost the daemon's restart more than twice
+// the CPU of this bundle, and some 10 MB more resident memory (BENCHMARKS.md, the cpu
+// section's restart forms, which measure all four forms in every run).
 //
 // CommonJS chunks: the agent's sources are ES modules, the chunks are CommonJS (`require`),
 // which Node loads synchronously, each file read, wrapped and run in one call, where its ES

@@ -36,7 +36,7 @@ export interface SteadyRun extends SteadyAgent {
 
 /** The steady-state phase on an agent and a bare node already running (idle.ts starts them). */
 export async function measureSteady(run: SteadyRun, options: BenchOptions, log: (line: string) => void): Promise<Figure[]> {
-  const { agent, bare, service } = run;
+  const { agent, bare } = run;
   const wav = benchWav(SOUNDSCAPE_SECONDS);
   const interval = options.steadyIntervalMs;
   const count = Math.max(1, Math.floor((options.steadySec * 1000) / interval));

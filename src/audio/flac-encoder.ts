@@ -20,7 +20,8 @@ export type { FlacEngineChoice } from '../config/schema.js';
  *   `flac-worker.js` then exists; the encoder starts it with
  *   `new Worker(new URL('./flac-worker.js', import.meta.url))`.
  * - Under vitest the modules are the `.ts` sources, there is no `flac-worker.js`
- *   beside them, and a Worker cannot load TypeScript (Node 20 has no type stripping).
+ *   beside them, and a Worker cannot run the sources (Node's type stripping does not map
+ *   their `./x.js` imports to `./x.ts`).
  *   `auto` then encodes in the calling thread with the very same code
  *   (flac-encode-job.ts). The compiled worker path is tested separately by building
  *   this folder in the test (test/audio/flac-encoder-dist.test.ts).

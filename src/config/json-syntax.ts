@@ -1,7 +1,7 @@
 /**
  * Where a JSON text goes wrong, as line and column. `JSON.parse`'s own messages cannot
- * be used: Node 20's do not always carry a position, and some quote a stretch of the
- * input, which in a config file may be the token. This scanner follows the JSON grammar
+ * be used: they do not always carry a position, and they quote a stretch of the input,
+ * which in a config file may be the token. This scanner follows the JSON grammar
  * only far enough to find the first error, and describes it without echoing content.
  */
 

@@ -142,6 +142,9 @@ build_package() {
   mkdir -p "$stage/lib/systemd/system"
   mv "$opt/systemd/station-agent.service" "$opt/systemd/station-agent@.service" "$stage/lib/systemd/system/"
   rmdir "$opt/systemd"
+  # The generator that lets each unit write its config's input.dir (src/system/unit-access.ts).
+  mkdir -p "$stage/lib/systemd/system-generators"
+  cp "$PACKAGING/station-agent-generator" "$stage/lib/systemd/system-generators/station-agent-generator"
 
   # What the dependencies ship beside their code and nothing imports at run time (their
   # documentation, tests, type declarations, editor and VCS files); lintian flags some of it.
@@ -175,7 +178,8 @@ build_package() {
 
   # Everything root's and readable by all; only programs are executable.
   chmod -R u=rwX,go=rX "$stage"
-  find "$stage" -type f -perm /111 ! -path "$opt/bin/station-agent" ! -path "$opt/node/bin/node" -exec chmod a-x {} +
+  find "$stage" -type f -perm /111 ! -path "$opt/bin/station-agent" ! -path "$opt/node/bin/node" \
+    ! -path "$stage/lib/systemd/system-generators/station-agent-generator" -exec chmod a-x {} +
 
   mkdir -p "$stage/DEBIAN"
   local script

@@ -232,7 +232,7 @@ export class Spool {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EXDEV' || code === 'EPERM' || code === 'EACCES' || code === 'ENOTSUP') {
-        this.linkBlocked = `${code}: ${source} cannot be hard-linked into ${path.dirname(dest)}${code === 'EXDEV' ? ' (another file system, or a mount apart in this mount namespace)' : ''}`;
+        this.linkBlocked = `${code}: ${source} cannot be hard-linked into ${path.dirname(dest)}${LINK_REFUSED[code] ?? ''}`;
         return false;
       }
       // The analyzer deleted the name between our open and the link: the data lives on
@@ -301,6 +301,12 @@ export class Spool {
     return err as Error;
   }
 }
+
+/** What a refused link means, for the reason recorded with the copies. */
+const LINK_REFUSED: Record<string, string> = {
+  EXDEV: ' (another file system, or a mount apart in this mount namespace)',
+  EPERM: ' (with fs.protected_hardlinks, a user links only files it owns or may write: run the agent as the analyzer\'s user)',
+};
 
 /** Hard-links `source` as `dest`, replacing a name already there. */
 function linkOver(source: string, dest: string): void {

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { realPathOfExisting } from './real-path.js';
+import { generatedGrant, unitOfStateDir } from './unit-access.js';
 
 /**
  * What the spool costs the card when it cannot hard-link the analyzer's audio, judged from
@@ -17,6 +18,8 @@ export interface AudioCopyCost {
   copies: boolean;
   /** Why, in words (null when it links). */
   why: string | null;
+  /** How it links, when that is not plain (the installed unit's near spool, from the generator's drop-in); null otherwise. */
+  how: string | null;
   /** Audio bytes of a recording: the queue's recent WAVs, or a 15 s 48 kHz mono WAV. */
   bytesPerRecording: number;
   /** `bytesPerRecording` is that estimate, not measured. */
@@ -37,40 +40,54 @@ export const TYPICAL_WAV_BYTES = 15 * 48_000 * 2 + 44;
  * @param measuredBytes the average audio size of the queue's recent recordings, when known
  * @param mountinfo this process's mount table (`/proc/self/mountinfo`), for tests
  */
-export async function audioCopyCost(inputDir: string, dataDir: string, measuredBytes: number | null, mountinfo?: string): Promise<AudioCopyCost> {
+export async function audioCopyCost(inputDir: string, dataDir: string, measuredBytes: number | null, mountinfo?: string, grant: typeof generatedGrant = generatedGrant): Promise<AudioCopyCost> {
   const bytesPerRecording = measuredBytes && measuredBytes > 0 ? Math.round(measuredBytes) : TYPICAL_WAV_BYTES;
-  const why = await whyCopied(inputDir, dataDir, mountinfo);
+  const { why, how } = await whyCopied(inputDir, dataDir, mountinfo, grant);
   return {
     copies: why !== null,
     why,
+    how,
     bytesPerRecording,
     estimated: !(measuredBytes && measuredBytes > 0),
     bytesPerDay: why === null ? 0 : bytesPerRecording * RECORDINGS_PER_DAY,
   };
 }
 
-async function whyCopied(inputDir: string, dataDir: string, given?: string): Promise<string | null> {
+async function whyCopied(inputDir: string, dataDir: string, given: string | undefined, grant: typeof generatedGrant): Promise<{ why: string | null; how: string | null }> {
   const [input, data] = await Promise.all([realPathOfExisting(inputDir), realPathOfExisting(dataDir)]);
   let table: string;
   try {
     table = given ?? (await readFile('/proc/self/mountinfo', 'utf8'));
   } catch {
-    return null; // not Linux: nothing to say
+    return { why: null, how: null }; // not Linux: nothing to say
   }
   const mounts = parseMountinfo(table);
   const a = mountOf(mounts, input);
   const b = mountOf(mounts, data);
   if (a && b && a.id !== b.id) {
     const ram = a.fsType === 'tmpfs' || a.fsType === 'ramfs';
-    return `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`;
+    return { why: `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`, how: null };
   }
   // The installed unit (systemd/station-agent.service): in its namespace the state
   // directory /var/lib/station-agent is a mount of its own (StateDirectory= under
-  // ProtectSystem=strict), /home another (ProtectHome=read-only).
+  // ProtectSystem=strict), /home another (ProtectHome=read-only). The package's generator
+  // lets the unit write input.dir (system/unit-access.ts), where the near spool then is.
+  const owners = await hardLinkOwners(input, data);
+  if (owners) return { why: owners, how: null };
   if (isUnder(data, UNIT_STATE_DIR) && !isUnder(input, data)) {
-    return `under the installed unit, dataDir ${dataDir} is a mount of its own (StateDirectory= under ProtectSystem=strict), apart from input.dir ${inputDir}: the audio is linked in ${inputDir}/.station-agent-spool only where the unit may write input.dir (ReadWritePaths=), else copied`;
+    const apart = `under the installed unit, dataDir ${dataDir} is a mount of its own (StateDirectory= under ProtectSystem=strict), apart from input.dir ${inputDir}`;
+    const unit = unitOfStateDir(data);
+    const given = unit ? grant(unit) : { folders: [], why: `${dataDir} is no unit's state directory` };
+    if (given.folders.some((f) => f === inputDir || f === input)) {
+      return {
+        why: null,
+        how: `${apart}; the package's generated drop-in lets ${unit} write input.dir, so the audio is linked in ${inputDir}/.station-agent-spool (where the agent's user may write input.dir and link the analyzer's files: its own files, or with fs.protected_hardlinks 0)`,
+      };
+    }
+    const stale = given.folders.length > 0 ? `the generated drop-in lets ${unit} write ${given.folders.join(', ')}, not input.dir (the config changed since the last systemctl daemon-reload)` : given.why;
+    return { why: `${apart}: the audio is linked in ${inputDir}/.station-agent-spool only where the unit may write input.dir (ReadWritePaths=), else copied; ${stale}`, how: null };
   }
-  return null;
+  return { why: null, how: null };
 }
 
 interface Mount {
@@ -103,4 +120,19 @@ function mountOf(mounts: Mount[], file: string): Mount | undefined {
 
 function isUnder(file: string, dir: string): boolean {
   return dir === '/' || file === dir || file.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/**
+ * Why the agent's user may not hard-link the analyzer's files, or null: with
+ * fs.protected_hardlinks 1 (Debian's default) a user links only files it owns or may write,
+ * and the agent runs as dataDir's owner (the unit's User=). Judged by the folders' owners.
+ */
+async function hardLinkOwners(input: string, data: string): Promise<string | null> {
+  const [protectedLinks, a, b] = await Promise.all([
+    readFile('/proc/sys/fs/protected_hardlinks', 'utf8').then((t) => t.trim(), () => null),
+    stat(input).catch(() => null),
+    stat(data).catch(() => null),
+  ]);
+  if (protectedLinks !== '1' || !a || !b || a.uid === b.uid || b.uid === 0) return null;
+  return `the agent's user (uid ${b.uid}, dataDir's owner) is not the owner of input.dir (uid ${a.uid}), and fs.protected_hardlinks is 1: it may hard-link only files it owns or may write, so the analyzer's audio is copied (run the agent as the analyzer's user: User= in a drop-in, docs/INSTALL.md)`;
 }

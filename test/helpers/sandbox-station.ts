@@ -68,7 +68,15 @@ async function noService(): Promise<string> {
   return deadUrl;
 }
 
-export async function sandboxStation(input: 'rw' | 'ro' | 'apart', format: 'results' | 'analyzerpi', before: (inputDir: string) => void = () => {}): Promise<SandboxStation> {
+/** How the unit mounts the input folder; a function decides once the config is written (from a unit's drop-in, say). */
+export type InputMount = 'rw' | 'ro' | 'apart';
+
+export async function sandboxStation(
+  inputMount: InputMount | ((station: { inputDir: string; configPath: string }) => Exclude<InputMount, 'apart'>),
+  format: 'results' | 'analyzerpi',
+  before: (inputDir: string) => void = () => {},
+): Promise<SandboxStation> {
+  let input: InputMount = typeof inputMount === 'function' ? 'rw' : inputMount;
   const { dir: root, cleanup } = tempDir('sandbox-spool-');
   let inputDir = path.join(root, 'input');
   if (input === 'apart') {
@@ -85,6 +93,7 @@ export async function sandboxStation(input: 'rw' | 'ro' | 'apart', format: 'resu
     dataDir,
     extra: { input: { format }, log: { level: 'info' } },
   });
+  if (typeof inputMount === 'function') input = inputMount({ inputDir, configPath });
   const agent = startAgentProcess(configPath, {
     wrap: (cli) => ({ command: 'unshare', args: ['-rm', 'sh', '-c', unitMounts(input), 'sh', dataDir, inputDir, ...cli] }),
   });

@@ -33,6 +33,21 @@ describe('what the spool costs when it cannot hard-link the audio', () => {
     }
   });
 
+  it('the installed unit with the package\'s generated drop-in: linked in the near spool; a drop-in for another folder is said to be stale', async () => {
+    const granted = await audioCopyCost('/srv/analyzer/output', '/var/lib/station-agent', null, MOUNTINFO, (unit) => {
+      expect(unit).toBe('station-agent.service');
+      return { folders: ['/srv/analyzer/output'], why: null };
+    });
+    expect(granted).toMatchObject({ copies: false, why: null, bytesPerDay: 0 });
+    expect(granted.how).toMatch(/generated drop-in lets station-agent\.service write input\.dir, so the audio is linked in \/srv\/analyzer\/output\/\.station-agent-spool/);
+    const stale = await audioCopyCost('/srv/analyzer/output', '/var/lib/station-agent/garden', null, MOUNTINFO, (unit) => {
+      expect(unit).toBe('station-agent@garden.service');
+      return { folders: ['/srv/old'], why: null };
+    });
+    expect(stale.copies).toBe(true);
+    expect(stale.why).toMatch(/lets station-agent@garden\.service write \/srv\/old, not input\.dir \(the config changed since the last systemctl daemon-reload\)/);
+  });
+
   it('one mount: linked, nothing written', async () => {
     const cost = await audioCopyCost('/srv/analyzer/out', '/srv/station-agent', null, MOUNTINFO);
     expect(cost).toMatchObject({ copies: false, why: null, bytesPerDay: 0 });

@@ -218,7 +218,7 @@ export async function audioCopyCheck(config: Config): Promise<CheckResult> {
     : 'measured from outside the daemon (none running), in the mounts this command sees';
   const data = { ...cost, measured: 'outside' };
   if (!cost.copies) {
-    return result('audio-copy', title, 'pass', `${outside}: input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio (nothing written)`, null, data);
+    return result('audio-copy', title, 'pass', `${outside}: ${cost.how ?? "input.dir and dataDir are on one mount: the spool hard-links the analyzer's audio"} (nothing written)`, null, data);
   }
   const perDay = `${gb(cost.bytesPerDay)} a day (${(cost.bytesPerRecording / 1e6).toFixed(2)} MB per recording${cost.estimated ? ', a 15 s 48 kHz WAV' : ''}, ${RECORDINGS_PER_DAY} recordings)`;
   if (config.input.ramDiskAudio === 'keep') {
@@ -265,8 +265,11 @@ function daemonAudioResult(config: Config, pid: number, audio: AudioTakeCounts):
 }
 
 function copyHint(config: Config, why: string): string {
+  if (/protected_hardlinks/.test(why)) {
+    return 'run the agent as the analyzer\'s user (a drop-in, sudo systemctl edit station-agent: [Service] User= and Group= of the analyzer), so that it may link the analyzer\'s files; then restart it (docs/INSTALL.md, "What a day costs the SD card")';
+  }
   if (/near spool .* cannot be made|ReadWritePaths/.test(why)) {
-    return `let the agent write input.dir, where it links the audio in a hidden folder: for the installed unit a drop-in (sudo systemctl edit station-agent) with [Service] ReadWritePaths=-${config.input.dir}, or bin/install --input-writable ${config.input.dir}; then restart it (docs/INSTALL.md, "What a day costs the SD card")`;
+    return `let the agent write input.dir, where it links the audio in a hidden folder: the package's generator gives the installed unit ReadWritePaths=-${config.input.dir} at every systemctl daemon-reload (after input.dir changed: sudo systemctl daemon-reload && sudo systemctl restart station-agent), and the agent's user must be allowed to write that folder; from a clone, bin/install --input-writable ${config.input.dir} (docs/INSTALL.md, "What a day costs the SD card")`;
   }
   return 'set input.ramDiskAudio to keep to leave the audio on that file system until its upload (a power cut then loses the soundscapes of the last minutes, never the detections), or put the analyzer\'s folder and dataDir on one file system (docs/INSTALL.md, "An analyzer folder on a RAM disk")';
 }

@@ -7,7 +7,7 @@ import type { Queue } from '../queue/index.js';
 import { isFileDone } from '../queue/ingested-files.js';
 import { sourceHoldReasons } from '../queue/hold-counts.js';
 import { INGEST_BATCH, WriteBatch } from '../queue/write-batch.js';
-import { notTakenReason } from '../system/regular-file.js';
+import { notTakenReason, undecodableNameReason } from '../system/regular-file.js';
 import { createIngestContext } from './context.js';
 import { classifyPath, type ResultClass } from './formats.js';
 import type { IngestContext } from './context.js';
@@ -153,7 +153,7 @@ type Found =
  * folder are not (a loop would list every file again and again), and neither are FIFOs
  * and other special files read (opening a FIFO blocks).
  */
-async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
+async function* resultFiles(p: string, named = true, what: 'file' | 'folder' = 'file'): AsyncGenerator<Found> {
   let full = path.resolve(p);
   let st: Stats;
   try {
@@ -161,7 +161,10 @@ async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
     // A named link to a file is read as its target (files are opened without following links).
     if (named && st.isFile()) full = await realpath(full);
   } catch (err) {
-    yield { file: full, error: `${full}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(err)}` };
+    // A name that is not UTF-8 is there, but no path leads to it (issue 35: "no such file" misled).
+    const gone = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    const undecodable = gone ? undecodableNameReason(full, what) : null;
+    yield { file: full, error: undecodable ?? `${full}: ${gone ? 'no such file or folder' : String(err)}` };
     return;
   }
   const c = classifyPath(full);
@@ -183,7 +186,7 @@ async function* resultFiles(p: string, named = true): AsyncGenerator<Found> {
   }
   for await (const entry of dir) {
     if (entry.name.startsWith('.')) continue;
-    yield* resultFiles(path.join(full, entry.name), false);
+    yield* resultFiles(path.join(full, entry.name), false, entry.isDirectory() ? 'folder' : 'file');
   }
 }
 

@@ -53,6 +53,17 @@ export function notTakenReason(st: Stats): string | null {
   return `${fileKind(st)}, not a regular file`;
 }
 
+/**
+ * Why `file` cannot be read when its name is not valid UTF-8: Node decodes such a name with
+ * U+FFFD in place of the bad bytes, and no path then leads to the file (every call on it
+ * says ENOENT, as if it were gone). Null for a name without U+FFFD.
+ */
+export function undecodableNameReason(file: string, what: 'file' | 'folder' = 'file'): string | null {
+  if (!file.includes('\uFFFD')) return null;
+  const take = what === 'file' ? 'rename the file to take it in' : 'rename the folder to take in what it holds';
+  return `cannot read ${file}: its name is not valid UTF-8 (shown with \uFFFD); ${take}`;
+}
+
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 const READ_FLAGS_FOLLOW = constants.O_RDONLY | constants.O_NONBLOCK;
 

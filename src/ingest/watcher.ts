@@ -1,7 +1,7 @@
 import { lstatSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import path from 'node:path';
-import { notTakenReason } from '../system/regular-file.js';
+import { notTakenReason, undecodableNameReason } from '../system/regular-file.js';
 
 /**
  * Finds the analyzer's files in `input.dir` (recursively) and says when each one
@@ -96,6 +96,8 @@ const MAX_DEPTH = 8;
 const FULL_LOOK_MS = 3_600_000;
 /** Skipped entries remembered (so each is reported once); beyond, they are skipped silently. */
 const MAX_REPORTED_SKIPS = 1_000;
+/** While `dir` is missing, it is looked for this often besides its parent's events (a mount makes none). */
+const LOOKOUT_POLL_MS = 5_000;
 
 export class InputWatcher<T = true> {
   private readonly folders = new Map<string, Folder>();
@@ -106,6 +108,13 @@ export class InputWatcher<T = true> {
   private readonly undecodable = new Set<string>();
   private readonly skipped = new Set<string>();
   private rescanning: Promise<void> | null = null;
+  /**
+   * While `dir` does not exist: a watch on its nearest existing parent (a card mounted late,
+   * a folder the analyzer makes at its first recording), so that it is walked the moment it
+   * appears rather than at the next rescan (minutes, while an analyzerpi stream folder's
+   * WAVs live seconds).
+   */
+  private lookout: { dir: string; watch: FSWatcher | null; poll: NodeJS.Timeout } | null = null;
   /** A rescan was asked for while one was walking: walk again when it ends. */
   private rescanAgain = false;
   private closed = false;
@@ -193,6 +202,7 @@ export class InputWatcher<T = true> {
     this.pending.clear();
     for (const f of this.folders.values()) f.watch.close();
     this.folders.clear();
+    this.closeLookout();
     await this.rescanning;
   }
 
@@ -253,7 +263,7 @@ export class InputWatcher<T = true> {
     if (this.closed) return;
     if (name === null) {
       // No name (not seen on Linux for entries): look at the whole folder.
-      void this.walk(dir, depth).catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
+      this.walkSaying(dir, depth);
       return;
     }
     const entry = String(name);
@@ -280,7 +290,7 @@ export class InputWatcher<T = true> {
     }
     if (st.isDirectory()) {
       // A folder made or moved in: watched and listed (files may be in it already).
-      void this.walk(full, depth + 1).catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
+      this.walkSaying(full, depth + 1);
       return;
     }
     if (this.skipSpecial(full, st) || what === undefined) return;
@@ -371,10 +381,10 @@ export class InputWatcher<T = true> {
    * the operator can rename it (otherwise it would look like a file that vanished).
    */
   private reportUndecodableName(file: string, what: 'file' | 'folder' = 'file'): void {
-    if (!file.includes('\uFFFD') || this.undecodable.has(file) || this.undecodable.size >= MAX_REPORTED_SKIPS) return;
+    const reason = undecodableNameReason(file, what);
+    if (reason === null || this.undecodable.has(file) || this.undecodable.size >= MAX_REPORTED_SKIPS) return;
     this.undecodable.add(file);
-    const take = what === 'file' ? 'rename the file to take it in' : 'rename the folder to take in what it holds';
-    this.opts.onError?.(new Error(`cannot read ${file}: its name is not valid UTF-8 (shown with \uFFFD); ${take}`));
+    this.opts.onError?.(new Error(reason));
   }
 
   private vanished(file: string): void {
@@ -384,6 +394,63 @@ export class InputWatcher<T = true> {
       this.pending.delete(file);
     }
     this.opts.onVanish?.(file);
+  }
+
+  /**
+   * `dir` is missing (`missing`): watch its nearest existing parent, and walk `dir` at the
+   * first event there that may have made it (or a folder on the way to it, where the watch
+   * then moves down). `dir` there: the parent's watch, if any, is closed.
+   */
+  private lookOut(missing: boolean): void {
+    if (!missing || this.closed) {
+      this.closeLookout();
+      return;
+    }
+    let parent = path.dirname(path.resolve(this.opts.dir));
+    for (;;) {
+      try {
+        if (statSync(parent).isDirectory()) break;
+      } catch {
+        // not there either: one level up
+      }
+      const up = path.dirname(parent);
+      if (up === parent) return;
+      parent = up;
+    }
+    if (this.lookout?.dir === parent) return;
+    this.closeLookout();
+    // A mount over the parent (a card mounted late) makes no inotify event in it: a stat every
+    // few seconds finds that; the watch finds a folder made in it at once.
+    const poll = setInterval(() => this.walkSaying(this.opts.dir, 0), LOOKOUT_POLL_MS);
+    poll.unref();
+    const lookout: { dir: string; watch: FSWatcher | null; poll: NodeJS.Timeout } = { dir: parent, watch: null, poll };
+    this.lookout = lookout;
+    try {
+      // Any name: a rename may not name the step towards `dir`; a walk of a missing folder is one stat.
+      lookout.watch = watch(parent, { persistent: false }, () => {
+        if (this.lookout === lookout) this.walkSaying(this.opts.dir, 0);
+      });
+      lookout.watch.on('error', () => {
+        lookout.watch?.close();
+        lookout.watch = null;
+      });
+    } catch {
+      // Not watchable (the inotify limit, a permission): the poll finds `dir`.
+    }
+    // A step made between the look above and the watch came with no event: look once more.
+    this.walkSaying(this.opts.dir, 0);
+  }
+
+  /** A walk started from an event: its error is said, never thrown. */
+  private walkSaying(dir: string, depth: number): void {
+    void this.walk(dir, depth).catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
+  }
+
+  private closeLookout(): void {
+    if (!this.lookout) return;
+    clearInterval(this.lookout.poll);
+    this.lookout.watch?.close();
+    this.lookout = null;
   }
 
   /**
@@ -400,6 +467,7 @@ export class InputWatcher<T = true> {
   private async walk(dir: string, depth: number, rescan = false): Promise<void> {
     if (this.closed || depth > (this.opts.depth ?? MAX_DEPTH)) return;
     const watched = this.watchFolder(dir, depth);
+    if (depth === 0 && dir === this.opts.dir) this.lookOut(watched === null);
     if (!watched) return; // vanished or unreadable folder: the next rescan tries again
     const { st, folder } = watched;
     const looked = folder?.looked;

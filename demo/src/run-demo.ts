@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
@@ -78,6 +78,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 
     const configPath = path.join(root, 'config.json');
     await writeFile(configPath, `${JSON.stringify(demoConfig(emulator.url, token, timezone, inputDir, path.join(root, 'agent-data')), null, 2)}\n`, { mode: 0o600 });
+    // The analyzer's folder is there before the agent starts, as on a station (a missing one is warned about).
+    await mkdir(inputDir);
     const logger = createLogger({ level: 'debug', token, destination: { write: (line: string) => appendLine(logFile, line) } });
     daemon = await startDaemon({ path: configPath, env: {}, logger });
 

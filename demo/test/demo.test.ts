@@ -110,6 +110,10 @@ describe('station-agent demo', () => {
       expect(lines.filter((l) => l.includes('"msg":"detection uploaded"'))).toHaveLength(15);
       expect(lines.some((l) => l.includes('"level":"debug"'))).toBe(true);
       expect(lines.at(-1)).toContain('station-agent stopped');
+      // Issue 35: a new user's demo logged 15 warnings (the default filters' classes its labels
+      // lacked, its input folder made after the start, a validation child missing from its build).
+      const warnings = lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level !== 'debug' && l.level !== 'info');
+      expect(warnings.map((l) => `${l.level}: ${l.msg}`)).toEqual([]);
 
       for (const text of [log, result.stdout, result.stderr]) {
         expect(text.includes(token)).toBe(false);

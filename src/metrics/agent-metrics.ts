@@ -4,7 +4,7 @@ import { readPolicyCounts } from '../policy/counts.js';
 import { ITEM_STATES, getMeta, queueCounts, type ItemKind, type Queue } from '../queue/index.js';
 import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { UploadObserver, UploadOutcome } from '../upload/ports.js';
-import type { HoldReason } from '../upload/uploader.js';
+import type { HoldReason } from '../upload/health.js';
 import type { MqttMessageKind, MqttObserver } from '../mqtt/publisher.js';
 
 /**

@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
-import { errorCode, errorMessage } from '../errors.js';
-import { AdaptiveConcurrency } from './adaptive-concurrency.js';
-import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
-import { CircuitBreaker, type CircuitState } from './circuit-breaker.js';
-import { GroupCommit } from './group-commit.js';
-import { decide, type Decision, type PauseReason } from './decide.js';
+import { errorMessage } from '../errors.js';
+import type { BackoffOptions } from '../system/backoff.js';
+import { UploadHealth, type HealthStatus, type HoldCheck } from './health.js';
+import { OutcomeWriter } from './outcomes.js';
+import { PassLoop } from './pass-loop.js';
+import { claimPlan, gatePass, idleWait, PROBE_WAIT_MS, untilLinkChange, type ClaimStep, type GateVerdict } from './planner.js';
 import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
-import { sendDetection, sendRecording, type SendContext, type SendResult, type SoundscapeBody } from './send.js';
+import { sendDetection, sendRecording, type SendContext, type SoundscapeBody } from './send.js';
 import { QueueTransitionError, type ClaimedDetection, type ItemKind, type RecordingItem } from '../queue/index.js';
 import type { PreparedSoundscape, SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import type { UploadQueue } from './upload-queue.js';
-import type { LinkGate, LinkVerdict } from './link-policy.js';
+import type { LinkGate } from './link-policy.js';
 
 export interface UploaderOptions {
   /** Most requests in flight; the adaptive limit moves between 1 and this. */
@@ -56,42 +56,34 @@ export interface UploaderOptions {
   now?: () => number;
 }
 
-export interface UploaderStatus {
+export interface UploaderStatus extends HealthStatus {
   running: boolean;
   inFlight: number;
-  concurrencyLimit: number;
-  circuit: CircuitState;
-  circuitRetryAt: number | null;
-  probes: number;
-  paused: { reason: string; message: string; since: number }[];
-  lastSuccessAt: number | null;
-  lastError: { message: string; code: string; at: number } | null;
+}
+
+/** What one pass claimed, until its commit: launched after it, undone with it. */
+interface PassClaims {
+  launches: (() => void)[];
+  /** FLACs from memory the pass claimed: released if its commit fails (nothing goes out). */
+  bodies: SoundscapeBody[];
+  /** The pass took the half-open circuit's one probe permit. */
+  probe: boolean;
+  /** WAVs the pass hands to the encode step (not handed twice). */
+  toEncode: number[];
 }
 
 /**
- * The longest an outcome waits for those of the other requests in flight, to share their
- * commit (an fsync). Detections of one recording are posted together and answer within
- * milliseconds of each other; a long soundscape upload beside them is not waited for.
- */
-export const OUTCOME_WAIT_MS = 100;
-
-/** Something other than the service that holds all uploads (an unsynchronised clock). */
-export type HoldCheck = () => string | null;
-
-/** Why uploads are not flowing: the service's verdicts, or the station's own clock. */
-export type HoldReason = PauseReason | 'clock-unsynchronized';
-
-/**
- * The upload loop. It claims due items from the queue as slots free up, sends
- * them, and turns every failure into a queue transition through the decision table
- * in `decide.ts`. Recordings go before detections (a detection is only due once
- * its soundscape has the service's id); claims alternate between the newest and
- * the oldest items so a backlog of days never starves today's recordings.
- *
- * Queue writes go through a group commit (`group-commit.ts`): the outcomes that arrive
- * while a commit runs are recorded together in the next one, which also holds the next
- * claim; a request goes out only once its claim is committed, and an outcome is
- * reported only once it is.
+ * The upload loop. It claims due items from the queue as slots free up, sends them,
+ * and records how each ended. Three parts do the thinking:
+ * - the planner (`planner.ts`, pure): whether a pass may claim, what, and in which order
+ *   (recordings before detections, a detection being due only once its soundscape has
+ *   the service's id; newest and oldest alternately, so a backlog of days never starves
+ *   today's recordings);
+ * - the health (`health.ts`): circuit breaker, adaptive concurrency and pauses, moved by
+ *   every outcome through the decision table (`decide.ts`);
+ * - the outcome writer (`outcomes.ts`): the outcomes in group commits (`group-commit.ts`)
+ *   that also hold the next claim; a request goes out only once its claim is committed,
+ *   and an outcome is reported only once it is.
  *
  * A recording whose spool file is a WAV is encoded into memory first (`soundscapes`, the
  * encode step), while it is still `pending`: the encode holds a slot, and the pass after
@@ -99,63 +91,39 @@ export type HoldReason = PauseReason | 'clock-unsynchronized';
  * means that a request may be at the service.
  */
 export class Uploader {
-  private readonly circuit: CircuitBreaker;
-  private readonly concurrency: AdaptiveConcurrency;
+  private options: UploaderOptions & { now: () => number };
+  private readonly health: UploadHealth;
+  private readonly outcomes: OutcomeWriter;
+  private readonly loop: PassLoop;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Requests whose outcome is not yet handed to the group commit: what holds a slot. */
-  private sends = 0;
-  private readonly commits: GroupCommit;
-  /** Service ids whose `markUploaded` waits for its commit (not yet visible to `isRemoteIdTaken`). */
-  private readonly adopting = new Set<string>();
-  private commitScheduled = false;
-  /** Outcomes wait for those of the other requests in flight (at most OUTCOME_WAIT_MS). */
-  private commitTimer: NodeJS.Timeout | null = null;
-  /** FLACs from memory the current pass claimed: released if its commit fails (nothing goes out). */
-  private passBodies: SoundscapeBody[] = [];
-  /** The current pass took the half-open circuit's one probe permission. */
-  private probeTaken = false;
   private readonly abort = new AbortController();
-  private readonly species = new SpeciesIdCache();
-  private readonly pauses = new Map<HoldReason, { message: string; since: number; probeAt: number }>();
-  /** Items whose outcome the queue refused to record: still `sending` there, no longer in flight. */
-  private readonly stranded = new Map<string, { kind: ItemKind; id: number }>();
-  private readonly now: () => number;
-  private running = false;
-  private loopDone: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private newestFirst = true;
-  private recordingsFirst = true;
-  private probing = false;
-  /** The token changed while a probe was in flight: its verdict is about the old one. */
-  private probeStale = false;
-  private lastSuccessAt: number | null = null;
-  private lastError: UploaderStatus['lastError'] = null;
+  private readonly send: SendContext;
+  /** Passes that claimed so far: the planner alternates on it. */
+  private turn = 0;
 
   constructor(
     private readonly queue: UploadQueue,
-    private readonly api: UploadApi,
+    api: UploadApi,
     private readonly log: Logger,
-    private options: UploaderOptions,
-    private readonly holdCheck: HoldCheck = () => null,
-    private readonly observer: UploadObserver = {},
+    options: UploaderOptions,
+    holdCheck: HoldCheck = () => null,
+    observer: UploadObserver = {},
   ) {
-    this.now = options.now ?? Date.now;
-    this.circuit = new CircuitBreaker({
-      now: this.now,
-      minOpenMs: Math.min(5_000, options.probeIntervalMs),
-      maxOpenMs: options.probeIntervalMs,
-    });
-    // At the configured limit from the start: at half of it, the first recording's detections
-    // (a few, claimed together) did not all fit, and their outcomes took two commits (two
-    // fsyncs). A 429/503 still halves it at once.
-    this.concurrency = new AdaptiveConcurrency(options.concurrency, options.concurrency);
-    this.commits = new GroupCommit(queue, () => this.scheduleCommit());
+    this.options = { ...options, now: options.now ?? Date.now };
+    this.health = new UploadHealth(this.options, log, holdCheck, observer);
+    this.loop = new PassLoop(log);
+    this.outcomes = new OutcomeWriter(queue, log, observer, this.loop, options.link);
+    this.send = {
+      api,
+      isRemoteIdTaken: (kind, remoteId) => this.outcomes.isRemoteIdTaken(kind, remoteId),
+      species: new SpeciesIdCache(),
+      signal: this.abort.signal,
+      link: options.link,
+    };
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start(() => this.pass());
   }
 
   /**
@@ -163,16 +131,12 @@ export class Uploader {
    * a pause on a refused token probes with the new one now, not at the next interval.
    */
   tokenChanged(): void {
-    const pause = this.pauses.get('token-rejected');
-    if (!pause) return;
-    pause.probeAt = 0;
-    if (this.probing) this.probeStale = true;
-    this.notify();
+    if (this.health.tokenChanged()) this.notify();
   }
 
   /** Commits that wrote (one fsync each), and the outcomes they recorded (tests, benchmark). */
   get commitStats(): { commits: number; outcomes: number } {
-    return { commits: this.commits.commits, outcomes: this.commits.recorded };
+    return { commits: this.outcomes.commits.commits, outcomes: this.outcomes.commits.recorded };
   }
 
   /** A reloaded `upload.noSoundscapeAfterSec`: the next claim follows it. */
@@ -183,7 +147,7 @@ export class Uploader {
 
   /** New work was queued: look now instead of at the next timer. */
   notify(): void {
-    this.wake?.();
+    this.loop.wake();
   }
 
   /**
@@ -192,10 +156,8 @@ export class Uploader {
    * and waits for the queue writes to finish.
    */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loopDone;
+    if (!this.loop.running) return;
+    await this.loop.stop();
     // Encoded recordings not yet claimed stay `pending`: encoded again after the restart.
     this.options.soundscapes?.stop();
     const grace = this.options.stopGraceMs ?? 0;
@@ -209,82 +171,11 @@ export class Uploader {
     }
     this.abort.abort();
     await Promise.allSettled([...this.inFlight]);
-    // Outcomes recorded by the last tasks were committed by scheduleCommit; nothing waits.
-    if (this.commitTimer) clearTimeout(this.commitTimer);
-    this.commitTimer = null;
-    if (this.commits.waiting > 0) this.commitOutcomes();
-    // Nothing comes after the last outcomes to fsync them: a power cut after a clean stop
-    // would otherwise cost their lookups at the next start.
-    try {
-      this.commits.flush();
-    } catch (err) {
-      this.log.warn({ err: errorMessage(err) }, 'the last upload outcomes could not be made durable: they are looked up at the service after a power cut');
-    }
+    this.outcomes.finish();
   }
 
   status(): UploaderStatus {
-    return {
-      running: this.running,
-      inFlight: this.inFlight.size,
-      concurrencyLimit: this.concurrency.limit,
-      circuit: this.circuit.current,
-      circuitRetryAt: this.circuit.retryAt || null,
-      probes: this.circuit.probes,
-      paused: [...this.pauses].map(([reason, p]) => ({ reason, message: p.message, since: p.since })),
-      lastSuccessAt: this.lastSuccessAt,
-      lastError: this.lastError,
-    };
-  }
-
-  /**
-   * A first outcome waits for its commit. While other requests are in flight (a
-   * recording's detections go out together and answer within milliseconds of each
-   * other), it waits for their outcomes too, at most {@link OUTCOME_WAIT_MS}: one fsync
-   * for all of them instead of one each. Then it commits once the outcomes that arrived
-   * in the same turn of the event loop are all in, together with the next claim (the
-   * loop's pass), or alone when stopped.
-   */
-  private scheduleCommit(): void {
-    if (this.commitScheduled || this.commitTimer) return;
-    if (this.sends > 0 && this.running) {
-      // At the deadline the outcomes commit, with the claims for the slots their answers
-      // freed, whatever is still in flight: one slow answer (a long soundscape upload on a
-      // slow link) holds neither the others' outcomes nor their slots beyond it.
-      this.commitTimer = setTimeout(() => {
-        this.commitTimer = null;
-        this.commitSoon();
-      }, OUTCOME_WAIT_MS);
-      return;
-    }
-    this.commitSoon();
-  }
-
-  private commitSoon(): void {
-    if (this.commitScheduled) return;
-    this.commitScheduled = true;
-    setImmediate(() => {
-      this.commitScheduled = false;
-      if (this.commits.waiting === 0) return;
-      if (this.running && this.wake) this.wake();
-      else this.commitOutcomes();
-    });
-  }
-
-  /** An outcome was handed to the group commit: the last one of those in flight commits now. */
-  private outcomeArrived(): void {
-    if (this.commitTimer && this.sends === 0) {
-      clearTimeout(this.commitTimer);
-      this.commitTimer = null;
-      this.scheduleCommit();
-    }
-  }
-
-  private commitOutcomes(): void {
-    try {
-      this.commits.commit(() => undefined);
-    } catch (err) {
-      this.log.error({ err: errorMessage(err) }, 'upload outcomes: queue error');
-    }
+    return { running: this.loop.running, inFlight: this.inFlight.size, ...this.health.status() };
   }
 
   /**
@@ -294,177 +185,107 @@ export class Uploader {
    * find while a recording's requests are in flight) opens no transaction at all.
    */
   private pass(): number {
-    const launches: (() => void)[] = [];
-    this.probeTaken = false;
-    this.passBodies = [];
-    const quiet = this.commits.waiting === 0 && this.stranded.size === 0;
-    const open = quiet ? this.gate(this.now(), launches) : null;
-    if (typeof open === 'number') {
-      for (const go of launches) go();
-      return open;
+    const pass: PassClaims = { launches: [], bodies: [], probe: false, toEncode: [] };
+    const gated = this.outcomes.waiting ? null : this.gate(this.options.now(), pass);
+    if (gated && !gated.claim) {
+      for (const go of pass.launches) go();
+      return gated.waitMs;
     }
     let waitMs: number;
     try {
-      waitMs = this.commits.commit(() => this.fill(launches, open));
+      waitMs = this.outcomes.commitPass(() => this.fill(pass, gated));
     } catch (err) {
-      // The pass's claims are undone and nothing goes out: a probe permission it took would
+      // The pass's claims are undone and nothing goes out: a probe permit it took would
       // otherwise stay taken, and a half-open circuit would wait for a verdict for ever;
       // FLACs it took from the encode step would hold their memory (and slots) for ever.
-      if (this.probeTaken) this.circuit.cancelProbe();
-      for (const body of this.passBodies) body.release?.();
+      if (pass.probe) this.health.returnProbe();
+      for (const body of pass.bodies) body.release?.();
       throw err;
     }
-    for (const go of launches) go();
+    for (const go of pass.launches) go();
     return waitMs;
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let waitMs: number;
-      try {
-        waitMs = this.pass();
-      } catch (err) {
-        // A queue error (disk full, locked database) must not kill the loop: log and retry.
-        this.log.error({ err: errorMessage(err) }, 'upload loop: queue error');
-        waitMs = 5_000;
-      }
-      if (!this.running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(10, waitMs));
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
-    }
+  /** The planner's gate over the health, the link and the slots; reads nothing from the queue. A due probe of a refused token goes into the pass's launches. */
+  private gate(now: number, pass: PassClaims): GateVerdict {
+    const input = this.health.gateInput(now, this.outcomes.requestsOut, this.options.soundscapes?.inProgress ?? 0);
+    const verdict = gatePass({ ...input, link: input.held ? undefined : this.options.link?.verdict() });
+    if (!verdict.claim && verdict.probeToken) pass.launches.push(() => this.track(this.probeToken()));
+    return verdict;
   }
 
   /**
-   * What the limits allow before any queue read: how long to sleep when nothing may be
-   * claimed (held, the link closed, paused, the circuit open, no free slot), or the link's
-   * verdict and the free slots. Reads nothing from the queue, so a pass can ask it before
-   * opening a transaction. A due probe of a refused token goes into `launches`.
+   * The planner's claims, run inside the pass's transaction; their sends go into the
+   * pass's launches, started once the claim is committed. Returns how long to sleep
+   * before looking again. `gated`: the pass's gate, when it asked before the transaction
+   * (otherwise asked here, after the outcomes are written).
    */
-  private gate(now: number, launches: (() => void)[]): number | { link: LinkVerdict | undefined; slots: number } {
-    const idle = this.options.probeIntervalMs;
-    const hold = this.holdCheck();
-    if (hold) {
-      this.setHold(hold);
-      return Math.min(idle, 30_000);
+  private fill(pass: PassClaims, gated: GateVerdict | null): number {
+    const { now, probeIntervalMs, soundscapes } = { ...this.options, now: this.options.now() };
+    this.outcomes.unstrand(now);
+    const gate = gated ?? this.gate(now, pass);
+    if (!gate.claim) return gate.waitMs;
+    if (gate.probe) {
+      if (!this.health.takeProbe()) return PROBE_WAIT_MS;
+      pass.probe = true;
     }
-    this.pauses.delete('clock-unsynchronized');
-
-    const link = this.options.link?.verdict();
-    if (link && !link.uploads) return untilLinkChange(link, idle);
-
-    const stationPause = this.pauses.get('token-rejected');
-    if (stationPause) {
-      if (now >= stationPause.probeAt && !this.probing) launches.push(() => this.track(this.probeStation()));
-      return Math.max(1_000, stationPause.probeAt - now);
-    }
-
-    if (this.circuit.current === 'open') return Math.max(10, this.circuit.retryAt - now);
-
-    // An encode under way holds a slot, and so does one waiting for its claim (fill).
-    const slots = this.concurrency.limit - this.sends - (this.options.soundscapes?.inProgress ?? 0);
-    if (slots <= 0) return idle;
-    return { link, slots };
+    const plan = claimPlan({
+      now,
+      probeIntervalMs,
+      slots: gate.slots,
+      link: gate.link,
+      turn: this.turn++,
+      audioWithheld: this.options.audioWithheld?.() === true,
+      noAudioAfterMs: this.options.noSoundscapeAfterMs,
+      soundscapePause: this.health.soundscapePause,
+      encoder: soundscapes && { ready: soundscapes.ready },
+    });
+    let step = plan.next();
+    while (!step.done) step = plan.next(this.claim(step.value, now, pass));
+    const tally = step.value;
+    if (tally.recordings > 0) this.health.soundscapeProbed(now);
+    if (pass.probe && tally.requests === 0) this.health.returnProbe();
+    if (tally.started > 0) return untilLinkChange(gate.link, probeIntervalMs);
+    const nextDueAt = this.queue.nextDueAt({ now, ...tally.waits });
+    return idleWait({ now, probeIntervalMs, link: gate.link, nextDueAt, encodePausedUntil: soundscapes?.pausedUntilMs ?? null });
   }
 
-  /**
-   * Claims as many items as the limits allow, inside the pass's transaction; their sends
-   * go into `launches`, started once the claim is committed. Returns how long to sleep
-   * before looking again. `open`: the pass's {@link gate}, when it asked before the
-   * transaction (otherwise asked here, after the outcomes are written).
-   */
-  private fill(launches: (() => void)[], open: ReturnType<Uploader['gate']> | null): number {
-    const now = this.now();
-    const idle = this.options.probeIntervalMs;
-    this.unstrand(now);
-    const allowed = open ?? this.gate(now, launches);
-    if (typeof allowed === 'number') return allowed;
-    const { link } = allowed;
-    let { slots } = allowed;
-    // Sleep no longer than until the window opens or the budget renews.
-    const untilLink = (ms: number) => untilLinkChange(link, ms);
-
+  /** One of the planner's claims against the queue (or the encode step); how many it took. */
+  private claim(step: ClaimStep, now: number, pass: PassClaims): number {
     const soundscapes = this.options.soundscapes;
-    const probing = this.circuit.current === 'half-open';
-    if (probing) {
-      // One request probes the service; the rest wait for its verdict.
-      if (this.circuit.tryAcquire() !== 'probe') return 1_000;
-      this.probeTaken = true;
-      slots = Math.min(1, slots);
-    }
-
-    const order = this.newestFirst ? 'newest' : 'oldest';
-    this.newestFirst = !this.newestFirst;
-
-    const soundscapePause = this.pauses.get('soundscape-format-rejected');
-    const audioWithheld = this.options.audioWithheld?.() === true;
-    // What detections whose soundscape waits (or will never come) wait for: the claim and the next wake read the same.
-    const noAudioAfterMs = this.options.noSoundscapeAfterMs;
-    const waits = { noAudioAfterMs, audioHeld: link?.audio === false, audioWithheld };
-    let recordingBudget = audioWithheld || link?.audio === false ? 0 : !soundscapePause ? slots : now >= soundscapePause.probeAt ? 1 : 0;
-    let started = 0;
-    /** Requests launched (an encode holds a slot but is no request: it cannot probe). */
-    let sent = 0;
-    const launchRecording = (item: RecordingItem, body?: SoundscapeBody) => {
-      if (body) this.passBodies.push(body);
-      if (soundscapePause) soundscapePause.probeAt = now + this.options.probeIntervalMs;
-      launches.push(() => this.launch('recording', item, body));
-      recordingBudget--;
-      started++;
-      sent++;
-    };
-    if (soundscapes) {
-      // Recordings encoded into memory go first: they hold memory, and were due when chosen.
-      if (recordingBudget === 0) soundscapes.discardReady();
-      else for (const { claimed, body } of this.claimPrepared(soundscapes, now, Math.min(slots, recordingBudget))) launchRecording(claimed, body);
-      // The rest that are ready keep their slots for a later pass.
-      slots -= soundscapes.ready;
-    }
-    // Neither kind starves the other: recordings get at most half the free slots first
-    // (with one free slot, every other fill), detections the rest, and recordings may
-    // then take what detections left unused. A backlog of soundscapes cannot hold back
-    // the detections of today's recordings, nor the reverse.
-    const recordingShare = slots === 1 ? (this.recordingsFirst ? 1 : 0) : Math.ceil(slots / 2);
-    this.recordingsFirst = !this.recordingsFirst;
-    const toEncode: number[] = [];
-    const claimRecordings = (limit: number) => {
-      if (limit <= 0) return;
-      const before = started;
-      for (const item of this.queue.claimRecordings({ now, limit, order })) launchRecording(item);
-      // Then WAVs to encode: read, not claimed; the pass after their encode claims them.
-      const room = Math.min(limit - (started - before), recordingBudget);
-      if (soundscapes && room > 0 && soundscapes.canStart()) {
-        const exclude = [...soundscapes.excluded(), ...toEncode];
-        const due = this.queue.wavRecordingsDue({ now, limit: room, order, exclude, maxBytes: soundscapes.maxBytes });
-        if (due.length > 0) {
-          toEncode.push(...due.map((d) => d.id));
-          launches.push(() => void soundscapes.start(due));
-          started += due.length;
-          recordingBudget -= due.length;
+    switch (step.step) {
+      case 'discard-encoded':
+        soundscapes?.discardReady();
+        return 0;
+      case 'encoded': {
+        const prepared = soundscapes ? this.claimPrepared(soundscapes, now, step.limit) : [];
+        for (const { claimed, body } of prepared) {
+          pass.bodies.push(body);
+          pass.launches.push(() => this.launch('recording', claimed, body));
         }
+        return prepared.length;
       }
-    };
-    // Recordings sent from memory above count toward their share.
-    claimRecordings(Math.min(recordingShare - started, recordingBudget));
-    if (started < slots) {
-      for (const item of this.queue.claimDetections({ now, limit: slots - started, order, ...waits })) {
-        launches.push(() => this.launch('detection', item));
-        started++;
-        sent++;
+      case 'recordings': {
+        const items = this.queue.claimRecordings({ now, limit: step.limit, order: step.order });
+        for (const item of items) pass.launches.push(() => this.launch('recording', item));
+        return items.length;
+      }
+      case 'encode': {
+        if (!soundscapes?.canStart()) return 0;
+        const exclude = [...soundscapes.excluded(), ...pass.toEncode];
+        const due = this.queue.wavRecordingsDue({ now, limit: step.limit, order: step.order, exclude, maxBytes: soundscapes.maxBytes });
+        if (due.length > 0) {
+          pass.toEncode.push(...due.map((d) => d.id));
+          pass.launches.push(() => void soundscapes.start(due));
+        }
+        return due.length;
+      }
+      case 'detections': {
+        const items = this.queue.claimDetections({ now, limit: step.limit, order: step.order, ...step.waits });
+        for (const item of items) pass.launches.push(() => this.launch('detection', item));
+        return items.length;
       }
     }
-    claimRecordings(Math.min(slots - started, recordingBudget));
-    if (probing && sent === 0) this.circuit.cancelProbe();
-    if (started > 0) return untilLink(idle);
-    const next = this.queue.nextDueAt({ now, ...waits });
-    const paused = soundscapes?.pausedUntilMs;
-    const wake = paused == null ? next : next == null ? paused : Math.min(next, paused);
-    return untilLink(wake == null ? idle : Math.min(idle, Math.max(10, wake - now)));
   }
 
   /**
@@ -480,12 +301,8 @@ export class Uploader {
     const toClaim: PreparedSoundscape[] = [];
     for (const p of ready) {
       if (p.fault && !p.reconcile) {
-        const failed = this.queue.failUnencodable(p.id, p.spoolPath, { error: p.fault.message, code: errorCode(p.fault) });
+        this.outcomes.unencodable(p.id, p.spoolPath, p.fault);
         soundscapes.release(p);
-        if (failed) {
-          this.observer.outcome?.('recording', 'failed', 0);
-          this.log.error({ kind: 'recording', item: p.id, code: errorCode(p.fault) }, `recording not uploadable, its detections go without a soundscape: ${p.fault.message}`);
-        }
       } else {
         toClaim.push(p);
       }
@@ -505,223 +322,40 @@ export class Uploader {
   private launch(kind: 'recording', item: RecordingItem, body?: SoundscapeBody): void;
   private launch(kind: 'detection', item: ClaimedDetection): void;
   private launch(kind: ItemKind, item: RecordingItem | ClaimedDetection, body?: SoundscapeBody): void {
-    const ctx: SendContext = {
-      api: this.api,
-      isRemoteIdTaken: (k, remoteId) => this.adopting.has(`${k}:${remoteId}`) || this.queue.isRemoteIdTaken(k, remoteId),
-      species: this.species,
-      signal: this.abort.signal,
-      link: this.options.link,
-    };
-    const started = this.now();
-    this.sends++;
-    const send =
+    const started = this.options.now();
+    const send = this.outcomes.sending(
       kind === 'recording'
-        ? sendRecording(ctx, item as RecordingItem, body).finally(() => body?.release?.())
-        : sendDetection(ctx, item as ClaimedDetection);
-    const task = send.then(
-      (result) => {
-        this.sends--;
-        return this.recordUploaded(kind, item.id, result);
-      },
-      (err: unknown) => {
-        this.sends--;
-        throw err;
-      },
+        ? sendRecording(this.send, item as RecordingItem, body).finally(() => body?.release?.())
+        : sendDetection(this.send, item as ClaimedDetection),
     );
+    const recorded = send.then(async (result) => {
+      await this.outcomes.uploaded(kind, item.id, result);
+      return result;
+    });
     this.track(
-      task.then(
+      recorded.then(
         (result) => {
-          this.circuit.success();
-          this.concurrency.success();
-          this.lastSuccessAt = this.now();
-          if (kind === 'recording') this.pauses.delete('soundscape-format-rejected');
-          this.observer.outcome?.(kind, result.reconciled ? 'reconciled' : 'uploaded', this.now() - started, result.bytes);
-          this.log.info(
-            { kind, item: item.id, remoteId: result.remoteId, reconciled: result.reconciled || undefined },
-            result.reconciled ? `${kind} already at the service: id adopted` : `${kind} uploaded`,
-          );
+          this.health.succeeded(kind);
+          this.outcomes.reportUploaded(kind, item.id, result, this.options.now() - started);
         },
-        (err: unknown) => this.recordFailure(kind, item, err, started),
+        (err: unknown) => this.failed(kind, item, err, started),
       ),
     );
   }
 
-  /** `markUploaded` in the next group commit; resolves once it is durable. */
-  private async recordUploaded(kind: ItemKind, id: number, result: SendResult): Promise<SendResult> {
-    const key = `${kind}:${result.remoteId}`;
-    this.adopting.add(key);
-    try {
-      const recorded = this.commits.record(() => {
-        this.queue.markUploaded(kind, id, result.remoteId, result.sentBytes);
-        if (kind === 'recording') this.options.link?.audioDone();
-      });
-      this.outcomeArrived();
-      await recorded;
-    } finally {
-      this.adopting.delete(key);
-    }
-    return result;
-  }
-
-  /** Decides what a failure means, records it in the next group commit, and reports it once committed. */
-  private async recordFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): Promise<void> {
+  /** The health moves at once; the queue write waits for the next group commit, and is reported once committed. */
+  private async failed(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): Promise<void> {
     if (err instanceof QueueTransitionError) {
       // An operator dropped or retried the item while it was in flight: their word stands.
-      this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${err.message}`);
+      this.outcomes.operatorMoved(kind, item.id, err);
       return;
     }
-    const outcome = this.handleFailure(kind, item, err, started);
-    try {
-      const recorded = this.commits.record(() => {
-        outcome.write();
-        // The bytes a failed soundscape upload sent still count toward the day's budget.
-        if (kind === 'recording') this.options.link?.audioDone();
-      });
-      this.outcomeArrived();
-      await recorded;
-    } catch (writeErr) {
-      if (writeErr instanceof QueueTransitionError) {
-        this.log.warn({ kind, item: item.id }, `${kind} changed by an operator while being sent: ${writeErr.message}`);
-      } else {
-        this.strand(kind, item.id, writeErr);
-      }
-      return;
-    }
-    outcome.report();
+    await this.outcomes.failed(kind, item.id, this.health.failed(err, kind, item.attempts, started, this.abort.signal.aborted));
   }
 
-  /**
-   * The decision table applied: the circuit, the concurrency and the pauses move now;
-   * the queue write (`write`) and what is reported of it (`report`) wait for the commit.
-   */
-  private handleFailure(kind: ItemKind, item: RecordingItem | ClaimedDetection, err: unknown, started: number): { write: () => void; report: () => void } {
-    const stopping = this.abort.signal.aborted;
-    const d: Decision = decide(err, kind);
-    const now = this.now();
-    this.lastError = { message: d.message, code: d.code, at: now };
-    const elapsed = now - started;
-    switch (d.action) {
-      case 'retry': {
-        if (d.serviceDown) this.circuit.failure();
-        else this.circuit.release();
-        if (d.throttle) this.concurrency.throttled();
-        let delay = backoffDelay(item.attempts, this.options.backoff, d.retryAfterMs);
-        if (d.serviceDown && this.circuit.current === 'open') {
-          // The service is down, not this item: let it go as soon as the circuit does, so the
-          // backlog drains right after an outage instead of each item sitting out its own backoff.
-          delay = Math.min(delay, Math.max(0, this.circuit.retryAt - now));
-        }
-        return {
-          write: () => void this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay }),
-          report: () => {
-            this.observer.outcome?.(kind, 'retry', elapsed);
-            this.log.warn({ kind, item: item.id, code: d.code, retryInMs: delay }, `${kind} upload failed, will retry: ${d.message}`);
-          },
-        };
-      }
-      case 'unknown': {
-        // A full or locked queue database says nothing about the service: it must not
-        // open the circuit (whose interval would then keep uploads waiting after space returns).
-        if (!stopping && !d.code.startsWith('SQLITE_')) this.circuit.failure();
-        else this.circuit.release();
-        const delay = Math.max(this.options.reconcileDelayMs ?? 0, stopping ? 0 : backoffDelay(item.attempts, this.options.backoff));
-        return {
-          write: () => void this.queue.outcomeUnknown(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now + delay }),
-          report: () => {
-            this.observer.outcome?.(kind, 'unknown', elapsed);
-            this.log.warn(
-              { kind, item: item.id, code: d.code },
-              stopping
-                ? `${kind} upload abandoned at shutdown; it will be reconciled before any new post`
-                : `${kind} upload outcome unknown; it will be reconciled before any new post: ${d.message}`,
-            );
-          },
-        };
-      }
-      case 'pause': {
-        this.circuit.release();
-        this.setPause(d.reason, d.message);
-        return {
-          write: () => void this.queue.retryLater(kind, item.id, { error: d.message, code: d.code, nextAttemptAt: now }),
-          report: () => this.observer.outcome?.(kind, 'paused', elapsed),
-        };
-      }
-      case 'fail': {
-        this.circuit.release();
-        return {
-          write: () => void this.queue.fail(kind, item.id, { error: d.message, code: d.code }),
-          report: () => {
-            this.observer.outcome?.(kind, 'failed', elapsed);
-            this.log.error({ kind, item: item.id, code: d.code }, `${kind} failed, not retried automatically: ${d.message}`);
-          },
-        };
-      }
-    }
-  }
-
-  private setPause(reason: PauseReason, message: string): void {
-    if (!this.pauses.has(reason)) {
-      this.log.error({ pause: reason }, `uploads paused: ${message}`);
-    }
-    const now = this.now();
-    this.pauses.set(reason, {
-      message,
-      since: this.pauses.get(reason)?.since ?? now,
-      probeAt: now + this.options.probeIntervalMs,
-    });
-  }
-
-  /** A hold that does not come from the service (the clock) shows in status like a pause. */
-  private setHold(message: string): void {
-    if (!this.pauses.has('clock-unsynchronized')) {
-      this.log.warn({ pause: 'clock-unsynchronized' }, `uploads held: ${message}`);
-      this.pauses.set('clock-unsynchronized', { message, since: this.now(), probeAt: Infinity });
-    }
-  }
-
-  private async probeStation(): Promise<void> {
-    this.probing = true;
-    try {
-      await this.api.probe(this.abort.signal);
-      this.pauses.delete('token-rejected');
-      this.log.info('the service accepts the station token again: uploads resume');
-      this.observer.tokenAccepted?.();
-    } catch (err) {
-      const d = decide(err, 'detection');
-      const pause = this.pauses.get('token-rejected');
-      if (pause) pause.probeAt = this.probeStale ? 0 : this.now() + this.options.probeIntervalMs;
-      if (d.action !== 'pause') this.log.debug({ code: d.code }, 'probe failed');
-    } finally {
-      this.probing = false;
-      this.probeStale = false;
-      this.notify();
-    }
-  }
-
-  /**
-   * The queue database refused to record how a send ended (disk full, locked): the
-   * item stays `sending` in the database, where only a restart would find it again.
-   * It is kept here and made `unknown` (reconciled before any new post: the service
-   * may have it) as soon as the database takes writes again.
-   */
-  private strand(kind: ItemKind, id: number, err: unknown): void {
-    this.stranded.set(`${kind}:${id}`, { kind, id });
-    this.log.error(
-      { kind, item: id, err: errorMessage(err) },
-      `${kind} outcome not recorded, the queue database refused the write; it will be reconciled once the database takes writes again`,
-    );
-  }
-
-  private unstrand(now: number): void {
-    for (const [key, { kind, id }] of this.stranded) {
-      try {
-        this.queue.outcomeUnknown(kind, id, { error: 'the outcome of the send could not be recorded', code: 'ERR_OUTCOME_UNKNOWN', nextAttemptAt: now });
-      } catch (err) {
-        // Refused again: the next pass tries again. Moved by an operator meanwhile: theirs.
-        if (!(err instanceof QueueTransitionError)) return;
-      }
-      this.stranded.delete(key);
-    }
+  private async probeToken(): Promise<void> {
+    await this.health.probeToken(this.send.api, this.abort.signal);
+    this.notify();
   }
 
   private track(task: Promise<void>): void {
@@ -733,9 +367,4 @@ export class Uploader {
         this.notify();
       });
   }
-}
-
-/** `ms`, or less when the link's verdict changes sooner (a window opens, the budget renews). */
-function untilLinkChange(link: LinkVerdict | undefined, ms: number): number {
-  return link?.changesInMs == null ? ms : Math.min(ms, Math.max(10, link.changesInMs));
 }

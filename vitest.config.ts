@@ -16,8 +16,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'emulator/test/**/*.test.ts', 'demo/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
     // The arm64 run needs the emulated environment scripts/test-arm64.sh builds (npm run test:arm64),
     // the package run the packages scripts/test-package.sh builds (npm run test:package), the
-    // power cuts a LazyFS mount scripts/test-powercut.sh builds (npm run test:powercut).
-    exclude: [...configDefaults.exclude, 'test/arm64/**', 'test/package/**', 'test/powercut/**'],
+    // power cuts a LazyFS mount scripts/test-powercut.sh builds (npm run test:powercut), the
+    // release's upgrade the root file system scripts/test-release.sh builds (npm run test:release).
+    exclude: [...configDefaults.exclude, 'test/arm64/**', 'test/package/**', 'test/powercut/**', 'test/release/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,

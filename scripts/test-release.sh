@@ -10,16 +10,24 @@
 #   3. A newer version: the same packages repacked with a higher version and one more queue
 #      migration (what a release that changes the queue's schema ships), published into
 #      stable by release.sh.
-#   4. In the root file system (chroot, amd64): the keyring in /etc/apt/keyrings, a deb822
-#      .sources with Signed-By and a file: URI (docs/INSTALL.md), then: `apt-get install
-#      station-agent`; a queue with detections (`station-agent ingest` of a real result file);
-#      `unattended-upgrade --dry-run` with the documented Origins-Pattern picks the newer
-#      version; `apt-mark hold` keeps the installed one through `apt-get upgrade`; `apt-get
-#      upgrade` takes it, with the config unchanged, the queue's items kept and its migration
-#      run; `apt-get install station-agent=<older>` is refused by the older package's preinst
-#      (the queue has a migration it cannot undo), the newer one staying installed; the arm64
-#      package is served and verified (apt-get download station-agent:arm64); and a repository
-#      signed by another key is refused.
+#   4. In the root file system (chroot, amd64), docs/INSTALL.md's own commands (the blocks it
+#      marks `<!-- test:release ID -->`, run as they are with REPO a file: URI): the keyring in
+#      /etc/apt/keyrings, a deb822 .sources with Signed-By, `apt install station-agent`; a
+#      queue with detections (`station-agent ingest` of a real result file); the automatic
+#      updates' file and commands: `unattended-upgrade --dry-run` with the documented
+#      Origins-Pattern picks the newer version; `apt-mark hold` keeps the installed one through
+#      `apt-get upgrade` and unattended-upgrades, and doctor's update check says so; `apt-mark
+#      unhold`; `apt-get upgrade` takes it, with the config unchanged, the queue's items kept
+#      and its migration run; `apt list -a` and `apt install station-agent=<older>` is refused
+#      by the older package's preinst (the queue has a migration it cannot undo), the newer
+#      one staying installed; the arm64 package is served and verified (apt-get download
+#      station-agent:arm64); and a repository signed by another key is refused.
+#   5. test/release (vitest): a third version published, the agent running in the root and
+#      uploading to the local service with every answer late, `unattended-upgrade` upgrades it:
+#      prerm stops it with uploads open, postinst migrates and starts the new one, everything
+#      is uploaded exactly once. systemd does not run in the root: test/release/systemctl
+#      stands in for it (start as User=, stop by SIGTERM and a wait up to TimeoutStopSec=, the
+#      generators at daemon-reload).
 #
 # arm64 is not run in the root file system: a chroot of arm64 programs needs binfmt_misc
 # (the kernel's, shared by the whole machine), which this script does not register. Needs
@@ -64,7 +72,29 @@ check() { # check WHAT COMMAND...: passes when the command succeeds
   shift
   if "$@"; then pass "$what"; else fail "$what"; fi
 }
-inroot() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
+inroot() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
+# The block docs/INSTALL.md marks `<!-- test:release ID: ... -->` (the fenced block after it):
+# the commands an owner is told to type are the ones run here.
+doc_block() {
+  local block
+  block=$(awk -v id="$1" '
+    index($0, "<!-- test:release " id ":") == 1 { found = 1; next }
+    found && /^```/ { if (inside) exit; inside = 1; next }
+    found && inside { print }
+  ' "$REPO/docs/INSTALL.md")
+  [[ -n $block ]] || die "docs/INSTALL.md has no block marked test:release $1"
+  printf '%s\n' "$block"
+}
+# Runs a block of docs/INSTALL.md in the root as an owner would (sudo is Debian's; apt's
+# questions answered yes, as the owner does).
+run_doc() { # run_doc ID [sed expressions...]: the block, edited by the expressions
+  local id=$1 block expr
+  shift
+  block=$(doc_block "$id")
+  for expr in "$@"; do block=$(printf '%s\n' "$block" | sed -e "$expr"); done
+  printf '%s\n' "$block" | sed 's/^/      $ /'
+  { yes || true; } | inroot sh -ec "$block"
+}
 
 say "1. Throwaway keys"
 export GNUPGHOME=$WORK/gnupg
@@ -126,12 +156,14 @@ check "the repository holds no private key" bash -c "! grep -rl 'PRIVATE KEY' '$
 
 say "4. A Debian 12 root file system (mmdebstrap, Debian's packages)"
 # Built once and kept (a copy is used each run): Debian 12 with apt, what the package needs
-# (systemd, libflac12, flac) and unattended-upgrades.
-BASE=$CACHE/release/rootfs-bookworm-amd64
+# (systemd, libflac12, flac), unattended-upgrades, and what docs/INSTALL.md's commands use
+# (sudo, curl). Named by that list, so a new list builds a new one.
+INCLUDE=systemd,libflac12,flac,unattended-upgrades,python3-apt,sudo,curl
+BASE=$CACHE/release/rootfs-bookworm-amd64-$(printf '%s' "$INCLUDE" | sha1sum | cut -c1-8)
 if [[ ! -d $BASE/usr ]]; then
   mkdir -p "$(dirname "$BASE")"
   rm -rf "$BASE.tmp"
-  mmdebstrap --variant=apt --include=systemd,libflac12,flac,unattended-upgrades,python3-apt bookworm "$BASE.tmp"
+  mmdebstrap --variant=apt --include="$INCLUDE" bookworm "$BASE.tmp"
   mv "$BASE.tmp" "$BASE"
 fi
 cp -a "$BASE" "$ROOT"
@@ -141,15 +173,15 @@ mount -t proc proc "$ROOT/proc"
 mkdir -p "$ROOT/srv"
 cp -a "$WORK/repo" "$WORK/repo-old" "$ROOT/srv/"
 
-# docs/INSTALL.md's commands, with a file: URI.
-install -d -m 0755 "$ROOT/etc/apt/keyrings"
-cp "$WORK/repo/station-agent-archive-keyring.gpg" "$ROOT/etc/apt/keyrings/station-agent.gpg"
-printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo-old' 'Suites: stable' 'Components: main' \
-  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
-inroot apt-get -q update >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log"; die "apt-get update failed"; }
-inroot apt-get -q -y install station-agent >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "apt-get install station-agent"; }
+# docs/INSTALL.md's first commands as they are, REPO a file: URI (curl reads it too); the
+# editor and the start are the owner's.
+note "docs/INSTALL.md, add-repository:"
+run_doc add-repository '/sudo nano /d' '/systemctl start/d' '1i REPO=file:///srv/repo-old' >"$WORK/install.log" 2>&1 ||
+  { cat "$WORK/install.log"; fail "docs/INSTALL.md's commands: the keyring, the .sources, apt update, apt install station-agent"; }
 installed() { inroot dpkg-query -W -f='${Version}' station-agent 2>/dev/null; }
-check "apt-get install station-agent installs $OLD from the file: source" test "$(installed)" = "$OLD"
+check "docs/INSTALL.md's commands install $OLD from the file: source" test "$(installed)" = "$OLD"
+check "the keyring is the repository's" cmp -s "$ROOT/etc/apt/keyrings/station-agent.gpg" "$WORK/repo/station-agent-archive-keyring.gpg"
+check "the .sources file names it in Signed-By" grep -qx 'Signed-By: /etc/apt/keyrings/station-agent.gpg' "$ROOT/etc/apt/sources.list.d/station-agent.sources"
 
 # A station with a token and a queue: a real result file, queued by the agent's own ingest.
 FIXTURE=$REPO/../shared/fixtures/real/birdnet-analyzer_ea464544_2022-03-02
@@ -178,23 +210,26 @@ say "5. The newer version in the repository"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log"; die "apt-get update failed"; }
-# The Origins-Pattern docs/INSTALL.md gives.
-cat >"$ROOT/etc/apt/apt.conf.d/52station-agent" <<'EOF'
-Unattended-Upgrade::Origins-Pattern { "origin=station-agent,label=station-agent"; };
-APT::Periodic::Update-Package-Lists "1";
-APT::Periodic::Unattended-Upgrade "1";
-EOF
-inroot unattended-upgrade --dry-run --debug >"$WORK/uu.log" 2>&1 || true
+# docs/INSTALL.md's automatic updates: its configuration file and its commands.
+doc_block automatic-updates.conf >"$ROOT/etc/apt/apt.conf.d/52station-agent"
+note "docs/INSTALL.md, automatic-updates:"
+run_doc automatic-updates >"$WORK/uu.log" 2>&1 || { cat "$WORK/uu.log"; fail "docs/INSTALL.md's automatic-updates commands"; }
 check "unattended-upgrade --dry-run with the documented origin pattern would take station-agent $NEW" \
   grep -Eq "^(Packages that will be upgraded:|All upgrades installed).*station-agent|station-agent.*$NEW" "$WORK/uu.log"
 grep -E "station-agent|Packages that will be upgraded|Allowed origins" "$WORK/uu.log" | head -5 | sed 's/^/      /'
 
-inroot apt-mark hold station-agent >/dev/null
+note "docs/INSTALL.md, hold:"
+run_doc hold >/dev/null || fail "docs/INSTALL.md's hold command"
 inroot apt-get -q -y upgrade >"$WORK/upgrade-held.log" 2>&1
 check "apt-mark hold keeps $OLD through apt-get upgrade" test "$(installed)" = "$OLD"
 inroot unattended-upgrade --dry-run --debug >"$WORK/uu-held.log" 2>&1 || true
 check "unattended-upgrade leaves the held package" bash -c "! grep -Eq '^Packages that will be upgraded:.*station-agent' '$WORK/uu-held.log'"
-inroot apt-mark unhold station-agent >/dev/null
+update_check() { asagent station-agent doctor --offline --json 2>/dev/null | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const c = JSON.parse(t).checks.find((x) => x.id === "update"); console.log(`${c.status}: ${c.detail}`); })'; }
+held=$(update_check)
+check "doctor's update check names the held version and the newer one offered ($held)" bash -c '[[ $1 == warn:* && $1 == *"$2"* && $1 == *hold* ]]' _ "$held" "$NEW"
+note "docs/INSTALL.md, unhold:"
+run_doc unhold >/dev/null || fail "docs/INSTALL.md's unhold command"
+check "apt-mark unhold: nothing held" test -z "$(inroot apt-mark showhold)"
 
 inroot apt-get -q -y upgrade >"$WORK/upgrade.log" 2>&1 || { cat "$WORK/upgrade.log"; fail "apt-get upgrade"; }
 check "apt-get upgrade takes $NEW" test "$(installed)" = "$NEW"
@@ -212,11 +247,13 @@ say "6. Going back: the older version, from the older repository"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo file:/srv/repo-old' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >/dev/null 2>&1
-if inroot apt-get -q -y --allow-downgrades install "station-agent=$OLD" >"$WORK/downgrade.log" 2>&1; then
-  fail "apt-get install station-agent=$OLD was not refused"
+note "docs/INSTALL.md, downgrade:"
+if run_doc downgrade "s/<older version>/$OLD/" >"$WORK/downgrade.log" 2>&1; then
+  fail "docs/INSTALL.md's apt install station-agent=$OLD was not refused"
 else
-  pass "apt-get install station-agent=$OLD is refused"
+  pass "docs/INSTALL.md's apt install station-agent=$OLD is refused"
 fi
+check "apt list -a station-agent lists $OLD and $NEW" bash -c "grep -q '$OLD' '$WORK/downgrade.log' && grep -q '$NEW' '$WORK/downgrade.log'"
 check "the refusal names the queue's schema and the older version's" grep -q "has schema version $((SCHEMA + 1)); this version of station-agent knows $SCHEMA" "$WORK/downgrade.log"
 grep "station-agent:" "$WORK/downgrade.log" | head -3 | sed 's/^/      /'
 check "$NEW stays installed" test "$(installed)" = "$NEW"
@@ -240,6 +277,27 @@ inroot apt-get -q update >"$WORK/update-other.log" 2>&1 || true
 check "apt refuses its signature" grep -Eq "NO_PUBKEY|not signed|signatures couldn't be verified" "$WORK/update-other.log"
 grep -E "NO_PUBKEY|not signed|couldn't be verified" "$WORK/update-other.log" | head -2 | sed 's/^/      /'
 check "apt offers nothing from it" bash -c "! chroot '$ROOT' apt-cache policy station-agent | grep -q '$EVIL'"
+
+say "9. An upgrade by unattended-upgrades while the agent uploads (test/release)"
+# A newer version again (the same migration as $NEW: nothing to migrate), published into the
+# repository the root trusts; systemd's stand-in (test/release/systemctl) runs the agent.
+NEWER=$OLD+upgrade2
+for deb in "$DEBS"/*.deb; do repack "$deb" "$NEWER" "$WORK/debs-newer"; done
+"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-newer" --no-test >/dev/null
+rm -rf "$ROOT/srv/repo"
+cp -a "$WORK/repo" "$ROOT/srv/"
+printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
+  'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
+inroot apt-get -q update >"$WORK/update-newer.log" 2>&1 || { cat "$WORK/update-newer.log"; die "apt-get update failed"; }
+install -m 0755 "$REPO/test/release/systemctl" "$ROOT/usr/local/sbin/systemctl"
+[[ -f $REPO/dist/bundle/main.js ]] || (cd "$REPO" && npm run build >/dev/null)
+if (cd "$REPO" && STATION_AGENT_RELEASE_ROOT=$ROOT STATION_AGENT_RELEASE_FROM=$NEW STATION_AGENT_RELEASE_TO=$NEWER \
+  npx vitest run --config test/release/vitest.config.ts); then
+  pass "unattended-upgrade took $NEWER while uploads were in flight: exactly once"
+else
+  fail "the upgrade while uploads are in flight (test/release/upgrade-in-flight.test.ts)"
+  tail -20 "$ROOT/var/log/systemctl-standin.log" "$ROOT/var/log/station-agent.log" 2>/dev/null | sed 's/^/      /'
+fi
 
 if ((failures)); then
   die "$failures check(s) failed, after $(elapsed)"

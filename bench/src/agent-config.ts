@@ -30,6 +30,8 @@ export interface BenchAgentConfig {
   ramDiskAudio?: 'copy' | 'keep';
   /** Settings of `upload` besides concurrency (e.g. a short probe interval). */
   upload?: Record<string, unknown>;
+  /** Top-level sections set as they are (e.g. `audit`, `alerts`: the delivery section's on and off). */
+  sections?: Record<string, unknown>;
 }
 
 export interface WrittenAgentConfig {
@@ -58,6 +60,7 @@ export function writeAgentConfig(options: BenchAgentConfig): WrittenAgentConfig 
     upload: { concurrency: options.concurrency ?? 4, ...options.upload },
     clock: { requireSync: options.productionClock ? 'auto' : 'never' },
     log: { level: 'info' },
+    ...options.sections,
   };
   const configPath = path.join(options.dir, 'config.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2), { mode: 0o600 });

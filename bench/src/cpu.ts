@@ -159,7 +159,7 @@ interface Side {
 }
 
 /** CPU of a side: its box's cpuacct.usage, or without cgroups the process's own and its waited-for children's. */
-function cpuOf(box: PiBox | null, child: Child): number {
+export function cpuOf(box: PiBox | null, child: Child): number {
   if (box) return box.cpuSeconds();
   const cpu = cpuSeconds(child.pid, true);
   if (cpu === null) throw new Error(`process ${child.pid} is gone: ${child.stderrTail().slice(-1000)}`);
@@ -323,7 +323,7 @@ async function runBaseline(side: Side): Promise<SideResult> {
 }
 
 /** Written beside, then renamed into place: the watcher sees whole files only. */
-function dropWhole(folder: string, name: string, content: string | Buffer): void {
+export function dropWhole(folder: string, name: string, content: string | Buffer): void {
   const tmp = path.join(folder, `.${name}.part`);
   writeFileSync(tmp, content);
   renameSync(tmp, path.join(folder, name));

@@ -5,6 +5,7 @@ import { errorMessage } from '../../src/errors.js';
 import { runBacklog } from './backlog.js';
 import { runBandwidth } from './bandwidth.js';
 import { runCpu } from './cpu.js';
+import { runDelivery } from './delivery.js';
 import { runDrain } from './drain.js';
 import { runFlac } from './flac.js';
 import { runIdle } from './idle.js';
@@ -42,6 +43,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   backlog: runBacklog,
   writes: runWrites,
   names: runNames,
+  delivery: runDelivery,
 };
 
 async function main(): Promise<number> {

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names', 'delivery'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -47,6 +47,9 @@ export interface BenchOptions {
   /** Steady state: seconds of the window, and ms between recordings. */
   steadySec: number;
   steadyIntervalMs: number;
+  /** Delivery: recordings each daemon (audit and heartbeat on, off) uploads; soundscapes of the audited day (3 detections each). */
+  deliveryRecordings: number;
+  auditRecordings: number;
   /** Keep the temporary folder (logs, queue files) for a look afterwards. */
   keep: boolean;
 }
@@ -64,6 +67,8 @@ const FULL = {
   writeRecordings: 40,
   steadySec: 600,
   steadyIntervalMs: 15_000,
+  deliveryRecordings: 30,
+  auditRecordings: 5_760,
 };
 const QUICK: typeof FULL = {
   soundscapes: 30,
@@ -78,6 +83,8 @@ const QUICK: typeof FULL = {
   writeRecordings: 5,
   steadySec: 60,
   steadyIntervalMs: 2_000,
+  deliveryRecordings: 5,
+  auditRecordings: 200,
 };
 
 function whole(min: number) {
@@ -120,6 +127,8 @@ interface Flags {
   writeRecordings?: number;
   steadySec?: number;
   steadyIntervalMs?: number;
+  deliveryRecordings?: number;
+  auditRecordings?: number;
   keep?: boolean;
 }
 
@@ -149,6 +158,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
     .option('--steady-sec <s>', 'idle, then steady state: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
     .option('--steady-interval-ms <ms>', 'idle, then steady state: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
+    .option('--delivery-recordings <n>', 'delivery: recordings uploaded by each daemon, the audit and heartbeat on and off, side by side (full 30, quick 5)', whole(1))
+    .option('--audit-recordings <n>', 'delivery: soundscapes of the audited day, 3 detections each (full 5760: a recording every 15 s; quick 200)', whole(1))
     .option('--keep', 'keep the temporary folder')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -179,6 +190,8 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     writeRecordings: f.writeRecordings ?? size.writeRecordings,
     steadySec: f.steadySec ?? size.steadySec,
     steadyIntervalMs: f.steadyIntervalMs ?? size.steadyIntervalMs,
+    deliveryRecordings: f.deliveryRecordings ?? size.deliveryRecordings,
+    auditRecordings: f.auditRecordings ?? size.auditRecordings,
     keep: f.keep === true,
   };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { figure, percentile, renderTable } from '../src/report.js';
 import { buildWorkload } from '../src/workload.js';
+import { SECTIONS } from '../src/options.js';
 import { operatorEnvironment, unitEnvironment, unitMemoryMaxBytes, unitNodeOptions } from '../src/unit-options.js';
 import { summarise } from '../src/cpu-profile.js';
 import { fileKinds, sumPhase } from '../src/recording-writes.js';
@@ -64,7 +65,8 @@ beforeAll(async () => {
 
 describe('npm run bench (tiny sizes)', () => {
   it('measures every section and prints one JSON document', async () => {
-    const run = await runBench(['--json', ...TINY]);
+    // The delivery section waits a minute for the daemon's first audit: its own test below.
+    const run = await runBench(['--json', '--only', SECTIONS.filter((s) => s !== 'delivery').join(','), ...TINY]);
     expect(run.stderr).not.toMatch(/not measured/);
     expect(run.code).toBe(0);
     const doc = JSON.parse(run.stdout) as BenchDoc;
@@ -152,6 +154,24 @@ describe('npm run bench (tiny sizes)', () => {
       }
     }
   }, 180_000);
+
+  it('delivery: the audit and heartbeat on against off, side by side; one day\'s audit on the wire, clean and with a detection lost', async () => {
+    const run = await runBench(['--json', '--only', 'delivery', '--settle', '1', '--idle', '1', '--delivery-recordings', '1', '--audit-recordings', '20']);
+    expect(run.stderr).not.toMatch(/not measured/);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as BenchDoc;
+    const byId = new Map(doc.figures.map((f) => [f.id, f]));
+    for (const id of ['delivery.idleRssOnVsOff', 'delivery.idleCpuOn', 'delivery.perRecordingOnVsOff']) {
+      expect(typeof byId.get(id)?.pass, id).toBe('boolean');
+    }
+    for (const id of ['delivery.perRecordingOff', 'delivery.perRecordingOn', 'delivery.audit.cleanDay.bytes', 'delivery.audit.oneLost.bytes']) {
+      expect(byId.get(id)!.value, id).toBeGreaterThan(0);
+    }
+    // A clean day: the soundscape listing and the species counts; one lost detection adds the day's detection listing and the lookup by id.
+    expect(byId.get('delivery.audit.cleanDay.requests')!.value).toBe(2);
+    expect(byId.get('delivery.audit.oneLost.requests')!.value).toBe(4);
+    expect(byId.get('delivery.audit.oneLost.bytes')!.value!).toBeGreaterThan(byId.get('delivery.audit.cleanDay.bytes')!.value!);
+  }, 300_000);
 
   it('refuses an unknown section with a usage error', async () => {
     const run = await runBench(['--only', 'drain,nonsense']);

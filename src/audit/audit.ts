@@ -26,6 +26,7 @@ import type {
 import { AuditError } from './errors.js';
 import {
   AUDIT_REPORT_VERSION,
+  NO_AUDIO_REASON,
   QUEUE_KIND,
   SECOND_UPLOADER,
   emptyTally,
@@ -107,12 +108,14 @@ export async function runAudit(q: Queue, api: AuditApi, options: AuditOptions): 
   };
   const findings: Finding[] = [];
   const days: DayReport[] = [];
+  /** Soundscapes (queue ids) whose audio the spool no longer holds. */
+  const audioGone = new Set<string>();
   for (const day of localDays(options.fromMs, options.toMs, options.zone)) {
-    const soundscapes = await auditSoundscapes(q, api, ask, day, findings, signal);
+    const soundscapes = await auditSoundscapes(q, api, ask, day, findings, audioGone, signal);
     const detections = await auditDetections(q, api, ask, day, findings, signal);
     days.push({ date: day.date, soundscapes, detections });
   }
-  const requeued = repair(q, findings, options.repair, options.now ?? Date.now);
+  const requeued = repair(q, findings, options.repair, options.now ?? Date.now, audioGone);
   const count = (f: Finding['finding']) => findings.filter((x) => x.finding === f).length;
   return {
     version: AUDIT_REPORT_VERSION,
@@ -261,10 +264,11 @@ function speciesOf<O, S>(c: Compared<O, S>, item: O | S): { species?: string } {
   return species === undefined ? {} : { species };
 }
 
-async function auditSoundscapes(q: Queue, api: AuditApi, ask: Ask, day: Day, findings: Finding[], signal?: AbortSignal): Promise<KindTally> {
+async function auditSoundscapes(q: Queue, api: AuditApi, ask: Ask, day: Day, findings: Finding[], audioGone: Set<string>, signal?: AbortSignal): Promise<KindTally> {
   const tally = emptyTally();
   const listed = await listAll(ask, async (cursor) => (await api.listSoundscapes({ from: day.from, to: day.to, limit: PAGE, cursor }, signal)).soundscapes);
   const ours = deliveredRecordings(q, day.fromMs, day.toMs);
+  for (const r of ours) if (!r.hasAudio) audioGone.add(formatItemId('recording', r.id));
   tally.acknowledged = ours.length;
   tally.atService = listed.length;
   await compareDay<DeliveredRecording, Soundscape>(
@@ -324,13 +328,18 @@ async function auditDetections(q: Queue, api: AuditApi, ask: Ask, day: Day, find
   return { ...tally, listed: true };
 }
 
-/** The repair of the missing findings; returns how many went back to the queue. */
-function repair(q: Queue, findings: Finding[], mode: AuditRepair, now: () => number): number {
+/**
+ * The repair of the missing findings; returns how many went back to the queue. A
+ * soundscape whose audio the spool no longer holds cannot be sent again whatever the mode
+ * (retention.keepUploadedDays 0, the default, deletes it after its upload): its reason
+ * says so in `report` mode too, so an operator does not expect `--repair` to mend it.
+ */
+function repair(q: Queue, findings: Finding[], mode: AuditRepair, now: () => number, audioGone: ReadonlySet<string>): number {
   let requeued = 0;
   for (const f of findings) {
     if (f.finding !== 'missing' || f.item === null) continue;
     if (mode === 'report') {
-      Object.assign(f, { repair: 'reported', reason: 'audit.repair is report' });
+      Object.assign(f, { repair: 'reported', reason: audioGone.has(f.item) ? NO_AUDIO_REASON : 'audit.repair is report' });
       continue;
     }
     const outcome = requeueMissing(q, QUEUE_KIND[f.kind], parseItemId(f.item).id, now());
@@ -339,7 +348,7 @@ function repair(q: Queue, findings: Finding[], mode: AuditRepair, now: () => num
       f.repair = 'requeued';
     } else {
       f.repair = 'reported';
-      f.reason = outcome === 'no-audio' ? 'its audio is no longer in the spool (retention.keepUploadedDays)' : 'missing again after it was sent again once';
+      f.reason = outcome === 'no-audio' ? NO_AUDIO_REASON : 'missing again after it was sent again once';
     }
   }
   return requeued;

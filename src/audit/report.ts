@@ -14,6 +14,12 @@ export type AuditedKind = 'soundscape' | 'detection';
 /** The kind of queue item an audited kind is. */
 export const QUEUE_KIND: Record<AuditedKind, ItemKind> = { soundscape: 'recording', detection: 'detection' };
 
+/**
+ * The reason of a missing soundscape that cannot be sent again: the spool no longer holds
+ * its audio (retention.keepUploadedDays 0, the default, deletes it once uploaded).
+ */
+export const NO_AUDIO_REASON = 'its audio is no longer in the spool, so it cannot be sent again (keep it with retention.keepUploadedDays, e.g. 2)';
+
 /** The cause named for a foreign item that matches one of ours by time (and species). */
 export const SECOND_UPLOADER = 'another uploader posts for this station';
 

@@ -443,7 +443,7 @@ const retentionSchema = z
   .strictObject({
     keepUploadedDays: wholeBetween(0, 3_650)
       .default(0)
-      .describe('Days to keep the spooled (FLAC) copy of an uploaded soundscape; 0 deletes it right after upload.')
+      .describe('Days to keep the spooled (FLAC) copy of an uploaded soundscape; 0 deletes it right after upload. The delivery audit can send a soundscape the service lost again only while this copy is kept (2 covers the daily audit of yesterday); with 0 it reports it.')
       .meta({ examples: [0] }),
   });
 

@@ -136,6 +136,7 @@ export class AuditComponent implements Component {
       requestsTotal: (previous?.requestsTotal ?? 0) + report.cost.requests,
       bytesTotal: (previous?.bytesTotal ?? 0) + report.cost.bytes,
     });
+    bus.emit('audited');
     const summary = { trigger, from: report.from, to: report.to, missing, altered, foreign, requeued, requests: report.cost.requests, bytes: report.cost.bytes };
     if (missing + altered + foreign === 0) log.info(summary, 'delivery audit: the service holds what it acknowledged');
     else {

@@ -17,6 +17,8 @@ export interface DaemonEvents {
   tokenAccepted: void;
   mqttPublished: { kind: MqttMessageKind; count: number };
   mqttFailed: { stage: 'connect' | 'publish' };
+  /** A delivery audit stored its result in the queue's meta (`audit`): MQTT's state says it now. */
+  audited: void;
   /** Every component has started. */
   running: void;
 }

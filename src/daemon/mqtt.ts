@@ -15,6 +15,7 @@ export class MqttComponent implements Component {
 
   constructor(private readonly ctx: StationContext) {
     ctx.bus.on('queued', () => this.publisher?.notify());
+    ctx.bus.on('audited', () => this.publisher?.notify());
     ctx.bus.on('outcome', (o) => {
       if (o.outcome === 'uploaded' || o.outcome === 'reconciled') this.publisher?.notify();
     });

@@ -24,6 +24,7 @@ import { OFFLINE, ONLINE, stationTopics } from './topics.js';
  * | `queue_waiting` | sensor | items waiting to be uploaded |
  * | `uploads_paused` | binary_sensor (problem) | uploads paused; the reasons as attributes |
  * | `last_upload` | sensor (timestamp) | time of the last successful upload |
+ * | `delivery_mismatch` | binary_sensor (problem) | the last delivery audit found items missing, altered or foreign; its totals as attributes |
  * | `agent` | binary_sensor (connectivity) | the agent is running and connected |
  */
 export interface DiscoveryMessage {
@@ -103,6 +104,13 @@ export function discoveryMessages(config: Config): DiscoveryMessage[] {
       name: 'Last upload',
       device_class: 'timestamp',
       value_template: '{{ value_json.lastUploadAt or None }}',
+    }),
+    entity('binary_sensor', 'delivery_mismatch', {
+      name: 'Delivery mismatch',
+      device_class: 'problem',
+      value_template: "{{ 'ON' if value_json.deliveryMismatch else 'OFF' }}",
+      json_attributes_topic: topics.state,
+      json_attributes_template: '{{ (value_json.delivery or {}) | tojson }}',
     }),
     {
       topic: `${mqtt.discoveryPrefix}/binary_sensor/${nodeId}/agent/config`,

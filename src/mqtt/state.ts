@@ -9,11 +9,12 @@ import type { StatePayload } from './topics.js';
  * today's tally of published detections.
  */
 export function statePayload(q: Queue, snapshot: RuntimeSnapshot | null, zone: string, now: number = Date.now()): StatePayload {
-  const { counts, today, outbox, storedLastSuccess } = q.read(() => ({
+  const { counts, today, outbox, storedLastSuccess, audit } = q.read(() => ({
     counts: queueCounts(q),
     today: readToday(q, zone, now),
     outbox: outboxCounts(q),
     storedLastSuccess: getMeta(q, 'lastSuccessAt') ?? null,
+    audit: getMeta(q, 'audit') ?? null,
   }));
   const waiting = (s: StateCounts) => s.pending + s.sending + s.unknown;
   const pausedReasons = (snapshot?.uploader.paused ?? []).map((p) => ({ reason: p.reason, message: p.message }));
@@ -38,6 +39,16 @@ export function statePayload(q: Queue, snapshot: RuntimeSnapshot | null, zone: s
     lastScientificName: today.last?.scientificName ?? null,
     lastDetectionAt: today.last?.timestamp ?? null,
     mqttPending: outbox.detections,
+    deliveryMismatch: audit !== null && audit.missing + audit.altered + audit.foreign > 0,
+    delivery: audit && {
+      auditedAt: new Date(audit.at).toISOString(),
+      from: audit.from,
+      to: audit.to,
+      missing: audit.missing,
+      altered: audit.altered,
+      foreign: audit.foreign,
+      requeued: audit.requeued,
+    },
   };
 }
 

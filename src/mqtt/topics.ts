@@ -115,4 +115,12 @@ export interface StatePayload {
   lastDetectionAt: string | null;
   /** Detection messages the broker has not received yet. */
   mqttPending: number;
+  /**
+   * The last delivery audit found items missing, altered or foreign at the service (the
+   * `delivery-mismatch` alert's condition, docs/OPERATOR.md "Verified delivery"); false
+   * before the first audit and after a clean one.
+   */
+  deliveryMismatch: boolean;
+  /** The last delivery audit's totals (`station-agent audit` lists the items); null before the first. */
+  delivery: { auditedAt: string; from: string; to: string; missing: number; altered: number; foreign: number; requeued: number } | null;
 }

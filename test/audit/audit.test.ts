@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAudit, type AuditOptions } from '../../src/audit/audit.js';
-import type { AuditReport } from '../../src/audit/report.js';
+import { NO_AUDIO_REASON, type AuditReport } from '../../src/audit/report.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
@@ -88,6 +88,21 @@ describe('the delivery audit against the local service', () => {
     expect(world.emulator.lies().filter((l) => l.fault === 'lose-soundscape')).toHaveLength(2 * lost.length);
   });
 
+  it('lose-soundscape with retention.keepUploadedDays 0 (the default): missing, never re-queued, and the reason says its audio is gone', async () => {
+    world = await uploaded('lose-soundscape=0.4', { retention: { keepUploadedDays: 0 } });
+    await world.daemon!.housekeeping();
+    const lost = lied(world, 'lose-soundscape');
+    expect(lost.length).toBeGreaterThan(0);
+    for (const mode of ['report', 'requeue'] as const) {
+      const report = await audit(world, mode);
+      expect(found(report, 'missing', 'soundscape')).toEqual(lost);
+      expect(report.findings).toHaveLength(lost.length);
+      expect(report.findings.every((f) => f.repair === 'reported' && f.reason === NO_AUDIO_REASON)).toBe(true);
+      expect(report.totals.requeued).toBe(0);
+    }
+    expect(world.counts().recordings.uploaded).toBe(RECORDINGS);
+  });
+
   it('lose-detection: every lost detection missing, nothing else; re-queued, sent again, then clean', async () => {
     world = await uploaded('lose-detection=0.3');
     const lost = lied(world, 'lose-detection');
@@ -106,18 +121,19 @@ describe('the delivery audit against the local service', () => {
     expect(sent).toBe(world.counts().detections.uploaded);
   });
 
-  it('alter-filesize and alter-duration: every altered soundscape with the field that differs, nothing else', async () => {
-    world = await uploaded('alter-filesize=0.3,alter-duration=0.3');
-    const filesize = lied(world, 'alter-filesize');
-    const duration = lied(world, 'alter-duration');
-    expect(filesize.length + duration.length).toBeGreaterThan(0);
+  // Each lie alone (one draw per soundscape decides between them, so together one can miss every soundscape).
+  it.each([
+    ['alter-filesize', 'filesize'],
+    ['alter-duration', 'duration'],
+  ])('%s: every altered soundscape, with the field that differs, and nothing else', async (fault, field) => {
+    world = await uploaded(`${fault}=0.5`);
+    const altered = lied(world, fault);
+    expect(altered.length).toBeGreaterThan(0);
+    expect(altered.length).toBeLessThan(RECORDINGS);
     const report = await audit(world, 'requeue');
-    expect(found(report, 'altered', 'soundscape')).toEqual([...filesize, ...duration].sort());
-    expect(report.findings).toHaveLength(filesize.length + duration.length);
-    for (const f of report.findings) {
-      const field = filesize.includes(f.remoteId) ? 'filesize' : 'duration';
-      expect(f.fields?.map((x) => x.field)).toEqual([field]);
-    }
+    expect(found(report, 'altered', 'soundscape')).toEqual(altered);
+    expect(report.findings).toHaveLength(altered.length);
+    for (const f of report.findings) expect(f.fields?.map((x) => x.field)).toEqual([field]);
     expect(report.totals.requeued).toBe(0);
   });
 

@@ -48,6 +48,48 @@ describe('the daemon audits delivery', () => {
     expect(text).toContain(`delivery audit: ${lost.length} missing, 0 altered, 0 foreign at the service`);
     expect(text).not.toContain(TOKEN);
   });
+
+  it('audits the last hour after an outage (uploads failing, then one succeeding): what it lost is found and sent again once; no outage, no audit', async () => {
+    // audit.hour 23: the daily audit is not due at 12:30 (Berlin), only the outage's.
+    world = await createAgentWorld({ config: { retention: { keepUploadedDays: 3 }, audit: { hour: 23 } } });
+    world.emulator.setFaults('5xx=1');
+    addRecordings(world);
+    // The clock runs from 2025-06-01 12:30 in Berlin: the recordings (heard from 12:00, the result files' times) lie in the last hour.
+    const offset = Date.parse('2025-06-01T10:30:00Z') - Date.now();
+    const daemon = await world.startAgent({ now: () => Date.now() + offset, auditCheckMs: 3_600_000 });
+    const audit = daemon.component(AuditComponent);
+    let retries = 0;
+    daemon.context.bus.on('outcome', ({ outcome }) => {
+      if (outcome === 'retry') retries++;
+    });
+    await until('uploads failing', () => (retries > 0 ? true : undefined), 30_000);
+    // Nothing uploaded yet, no outage over: a tick audits nothing.
+    await audit.tick();
+    expect(getMeta(daemon.queue, 'audit')).toBeUndefined();
+
+    // The service is back, and loses some detections it accepts.
+    world.emulator.setFaults('lose-detection=0.4');
+    await until('every recording uploaded', () => (world!.counts().recordings.uploaded === RECORDINGS ? true : undefined), 60_000);
+    await world.waitDrained(30_000);
+    const lost = world.emulator.lies().map((l) => l.id).sort();
+    expect(lost.length).toBeGreaterThan(0);
+    world.emulator.setFaults(null);
+
+    await audit.tick();
+    const after = getMeta(daemon.queue, 'audit')!;
+    expect(after).toMatchObject({ trigger: 'outage', missing: lost.length, altered: 0, foreign: 0, requeued: lost.length, runs: 1, dailyDate: null });
+    // The last hour of the daemon's clock.
+    expect(Date.parse(after.to) - Date.parse(after.from)).toBe(3_600_000);
+    expect(Date.parse(after.to)).toBeGreaterThanOrEqual(Date.parse('2025-06-01T10:30:00Z'));
+    expect(after.findings.map((f) => f.remoteId).sort()).toEqual(lost);
+    await world.waitDrained(30_000);
+    expect((await world.allDetections()).length).toBe(world.counts().detections.uploaded);
+
+    // No new outage: the next tick audits nothing.
+    await audit.tick();
+    expect(getMeta(daemon.queue, 'audit')!.runs).toBe(1);
+    expect(world.logLines.join('\n')).toContain(`delivery audit: ${lost.length} missing, 0 altered, 0 foreign at the service`);
+  });
 });
 
 interface Receiver {

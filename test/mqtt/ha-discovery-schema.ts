@@ -58,6 +58,10 @@ export const HA_DISCOVERY_CHECKS: DiscoveryCheck[] = [
     schema: binarySensor.extend({ availability, value_template: z.string().includes('value_json') }),
   },
   {
+    topic: (n) => `homeassistant/binary_sensor/${n}/delivery_mismatch/config`,
+    schema: binarySensor.extend({ availability, device_class: z.literal('problem'), value_template: z.string().includes('value_json') }),
+  },
+  {
     // The availability entity reads the status topic itself (online/offline).
     topic: (n) => `homeassistant/binary_sensor/${n}/agent/config`,
     schema: binarySensor.extend({ device_class: z.literal('connectivity'), payload_on: z.literal('online'), payload_off: z.literal('offline') }),

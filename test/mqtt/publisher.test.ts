@@ -210,7 +210,7 @@ run('MqttPublisher against a real Mosquitto broker', () => {
     const q = queue();
     const publisher = startPublisher(config, q);
     const s = await sub(b.url, [topics.status]);
-    await until('discovery remembered', () => readPresence(q).discoveryTopics.length === 6 && readPresence(q).retainedTopics.includes(topics.state));
+    await until('discovery remembered', () => readPresence(q).discoveryTopics.length === discoveryMessages(config).length && readPresence(q).retainedTopics.includes(topics.state));
     await publisher.stop();
     await s.waitFor((m) => m.at(-1)?.payload === 'offline', 'offline');
 

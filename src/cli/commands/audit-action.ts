@@ -1,5 +1,5 @@
 import { runAudit } from '../../audit/audit.js';
-import type { AuditReport, Finding } from '../../audit/report.js';
+import { NO_AUDIO_REASON, type AuditReport, type Finding } from '../../audit/report.js';
 import { EXIT } from '../exit-codes.js';
 import { createOutput } from '../format/output.js';
 import { renderTable, type Column } from '../format/table.js';
@@ -70,6 +70,10 @@ export function renderAudit(report: AuditReport): string[] {
     { header: 'detail', value: detail },
   ];
   lines.push('', ...renderTable(findings, report.findings));
+  const lostAudio = report.findings.filter((f) => f.reason === NO_AUDIO_REASON).length;
+  if (lostAudio > 0) {
+    lines.push('', `${lostAudio} missing soundscape${lostAudio === 1 ? '' : 's'} cannot be sent again: the spool no longer holds the audio (retention.keepUploadedDays is 0 by default; 2 keeps it for the daily audit)`);
+  }
   return lines;
 }
 

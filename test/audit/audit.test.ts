@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runAudit, type AuditOptions } from '../../src/audit/audit.js';
 import { NO_AUDIO_REASON, type AuditReport } from '../../src/audit/report.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
+import { expectDocumentedFindings } from '../helpers/audit-doc.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
 
@@ -32,8 +33,11 @@ async function uploaded(faults: string | null, config: Record<string, unknown> =
   return w;
 }
 
-function audit(w: AgentWorld, repair: AuditOptions['repair'] = 'report'): Promise<AuditReport> {
-  return runAudit(w.daemon!.queue, w.client, { ...PERIOD, repair });
+/** The audit over PERIOD; every finding it reports has the documented shape (docs/OPERATOR.md's example). */
+async function audit(w: AgentWorld, repair: AuditOptions['repair'] = 'report'): Promise<AuditReport> {
+  const report = await runAudit(w.daemon!.queue, w.client, { ...PERIOD, repair });
+  expectDocumentedFindings(report.findings);
+  return report;
 }
 
 const found = (r: AuditReport, finding: string, kind: string) =>

@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../src/audit/report.js';
 import { isoDate, localFieldsAt } from '../../src/system/zone.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { buildCli, parseJson, runCli } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { documentedAuditExample } from '../helpers/audit-doc.js';
 import { addRealRecording } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
 
@@ -39,12 +37,6 @@ afterAll(async () => world?.close());
 
 const cli = (...args: string[]) => runCli(['audit', '--config', world.configPath, ...args], { timeoutMs: 30_000 });
 
-/** The keys of the JSON example in docs/OPERATOR.md, "Verified delivery": the documented, stable shape. */
-function documentedExample(): AuditReport {
-  const doc = readFileSync(path.join(REPO_ROOT, 'docs/OPERATOR.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('### `station-agent audit --json`'));
-  return JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]) as AuditReport;
-}
 const keys = (o: object) => Object.keys(o).sort();
 
 describe('station-agent audit', () => {
@@ -59,7 +51,7 @@ describe('station-agent audit', () => {
     expect(report.totals).toMatchObject({ missing: lost.length, altered: 0, foreign: 0, requeued: 0 });
     expect(report.days).toHaveLength(8);
 
-    const example = documentedExample();
+    const example = documentedAuditExample();
     expect(keys(report)).toEqual(keys(example));
     expect(keys(report.days[0])).toEqual(keys(example.days[0]));
     expect(keys(report.days[0].detections)).toEqual(keys(example.days[0].detections));

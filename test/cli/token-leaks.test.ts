@@ -120,6 +120,19 @@ const CASES: Case[] = [
     names: '/<redacted>',
     reportedBy: ['config show'],
   },
+  {
+    // A heartbeat URL is its check's credential (healthchecks.io's uuid, Uptime Kuma's push token); `run` pings it (nobody answers on port 9) and logs the failure.
+    name: 'a secret in the heartbeat URL path and query',
+    config: (url) => ({ service: { baseUrl: url, token: REAL }, alerts: { heartbeat: { url: `http://127.0.0.1:9/ping/${LEAK}?k=${LEAK}`, intervalSec: 10 } } }),
+    names: 'http://127.0.0.1:9/<redacted>?<redacted>',
+    reportedBy: ['config show'],
+  },
+  {
+    name: 'a heartbeat URL without its scheme',
+    config: (url) => ({ service: { baseUrl: url, token: REAL }, alerts: { heartbeat: { url: `hc-ping.com/${LEAK}` } } }),
+    names: 'alerts.heartbeat.url',
+    reportedBy: [...CONFIG_ERROR, 'doctor'],
+  },
 ];
 
 describe('a token pasted into the wrong place is never printed', () => {

@@ -1,4 +1,3 @@
-import type { Detection, Soundscape, StationSpeciesSummary } from '../../wire/types.js';
 import type {
   Classification,
   DetectionListQuery,
@@ -78,36 +77,37 @@ export async function statsAction(flags: ApiFlags): Promise<void> {
 export async function speciesAction(flags: ApiFlags): Promise<void> {
   const query: SpeciesListQuery = pickParams(flags, SPECIES_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
-    if (!flags.all) {
-      const response = clean(await client.listStationSpecies(query));
-      if (flags.json) return out.json(response);
-      printTable(out, speciesColumns(out.style), response.species, 'no species match');
-      const limit = flags.limit ?? LIST_LIMIT_MAX;
-      if (response.species.length >= limit) out.note(`more species: add --page ${(flags.page ?? 1) + 1} (or --all)`);
-      return;
-    }
-    const limit = flags.limit ?? LIST_LIMIT_MAX;
-    const pages = pagesByNumber(async (page) => clean((await client.listStationSpecies({ ...query, limit, page })).species), limit, flags.page ?? 1);
-    await streamListing<StationSpeciesSummary>(out, flags, 'species', pages, speciesColumns(out.style), 'no species match');
+    await listing(out, flags, {
+      key: 'species',
+      columns: speciesColumns(out.style),
+      empty: 'no species match',
+      page: async () => clean(await client.listStationSpecies(query)),
+      rows: (response) => response.species,
+      more: (rows, limit) => {
+        if (rows.length >= limit) out.note(`more species: add --page ${(flags.page ?? 1) + 1} (or --all)`);
+      },
+      all: (limit) => pagesByNumber(async (page) => clean((await client.listStationSpecies({ ...query, limit, page })).species), limit, flags.page ?? 1),
+    });
   });
 }
 
 export async function detectionsAction(flags: ApiFlags): Promise<void> {
   const query: DetectionListQuery = pickParams(flags, DETECTION_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
-    if (!flags.all) {
-      const response = clean(await client.listDetections(query));
-      if (flags.json) return out.json(response);
-      printTable(out, detectionColumns(out.style), response.detections, 'no detections match');
-      if (response.detections.length === 0 && response.unfiltered_detections?.length) {
-        out.note(`the service sent ${response.unfiltered_detections.length} unfiltered detections as a fallback (see --json); none match the filters`);
-      }
-      moreByCursor(out, response.detections, flags.limit, 'detections');
-      return;
-    }
-    const limit = flags.limit ?? LIST_LIMIT_MAX;
-    const pages = pagesByCursor(async (cursor) => clean((await client.listDetections({ ...query, limit, cursor })).detections), limit, flags.cursor);
-    await streamListing<Detection>(out, flags, 'detections', pages, detectionColumns(out.style), 'no detections match');
+    await listing(out, flags, {
+      key: 'detections',
+      columns: detectionColumns(out.style),
+      empty: 'no detections match',
+      page: async () => clean(await client.listDetections(query)),
+      rows: (response) => response.detections,
+      more: (rows, limit, response) => {
+        if (rows.length === 0 && response.unfiltered_detections?.length) {
+          out.note(`the service sent ${response.unfiltered_detections.length} unfiltered detections as a fallback (see --json); none match the filters`);
+        }
+        moreByCursor(out, rows, limit, 'detections');
+      },
+      all: (limit) => pagesByCursor(async (cursor) => clean((await client.listDetections({ ...query, limit, cursor })).detections), limit, flags.cursor),
+    });
   });
 }
 
@@ -123,16 +123,15 @@ export async function detectionAction(id: number, flags: ApiFlags): Promise<void
 export async function soundscapesAction(flags: ApiFlags): Promise<void> {
   const query: SoundscapeListQuery = pickParams(flags, SOUNDSCAPE_LIST_PARAMS);
   await session(flags, true, async ({ client, out, clean }) => {
-    if (!flags.all) {
-      const response = clean(await client.listSoundscapes(query));
-      if (flags.json) return out.json(response);
-      printTable(out, soundscapeColumns(), response.soundscapes, 'no soundscapes match');
-      moreByCursor(out, response.soundscapes, flags.limit, 'soundscapes');
-      return;
-    }
-    const limit = flags.limit ?? LIST_LIMIT_MAX;
-    const pages = pagesByCursor(async (cursor) => clean((await client.listSoundscapes({ ...query, limit, cursor })).soundscapes), limit, flags.cursor);
-    await streamListing<Soundscape>(out, flags, 'soundscapes', pages, soundscapeColumns(), 'no soundscapes match');
+    await listing(out, flags, {
+      key: 'soundscapes',
+      columns: soundscapeColumns(),
+      empty: 'no soundscapes match',
+      page: async () => clean(await client.listSoundscapes(query)),
+      rows: (response) => response.soundscapes,
+      more: (rows, limit) => moreByCursor(out, rows, limit, 'soundscapes'),
+      all: (limit) => pagesByCursor(async (cursor) => clean((await client.listSoundscapes({ ...query, limit, cursor })).soundscapes), limit, flags.cursor),
+    });
   });
 }
 
@@ -188,8 +187,31 @@ function printTable<Row>(out: Output, columns: Column<Row>[], rows: readonly Row
   out.lines(renderTable(columns, rows, out.style.dim));
 }
 
-function moreByCursor(out: Output, rows: readonly { id: number }[], limit: number | undefined, what: string): void {
-  if (rows.length > 0 && rows.length >= (limit ?? LIST_LIMIT_MAX)) {
+/** One listing command: one page as the service answers it (`--json`: the answer as it is), or with `--all` every page, streamed. */
+interface Listing<Row, Response> {
+  /** The rows' name: the JSON key with `--all`, and the summary's noun. */
+  key: string;
+  columns: Column<Row>[];
+  empty: string;
+  page(): Promise<Response>;
+  rows(response: Response): Row[];
+  /** After one page's table: how to ask for the next (`limit`: `--limit` or the service's maximum). */
+  more(rows: Row[], limit: number, response: Response): void;
+  all(limit: number): AsyncIterable<Row[]>;
+}
+
+async function listing<Row, Response>(out: Output, flags: ApiFlags, list: Listing<Row, Response>): Promise<void> {
+  const limit = flags.limit ?? LIST_LIMIT_MAX;
+  if (flags.all) return streamListing(out, flags, list.key, list.all(limit), list.columns, list.empty);
+  const response = await list.page();
+  if (flags.json) return out.json(response);
+  const rows = list.rows(response);
+  printTable(out, list.columns, rows, list.empty);
+  list.more(rows, limit, response);
+}
+
+function moreByCursor(out: Output, rows: readonly { id: number }[], limit: number, what: string): void {
+  if (rows.length > 0 && rows.length >= limit) {
     out.note(`more ${what}: add --cursor ${rows[rows.length - 1].id} (or --all)`);
   }
 }

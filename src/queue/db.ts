@@ -28,12 +28,20 @@ export interface IntegrityReport {
  */
 export class Queue {
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * The one transaction function, made once and given the work to run: `db.transaction(fn)`
+   * builds five wrappers per call, and every queue operation runs one (inside a group
+   * commit or a write batch, a savepoint: better-sqlite3 nests them).
+   */
+  private readonly transaction: Database.Transaction<(fn: () => unknown) => unknown>;
 
   constructor(
     readonly db: Database.Database,
     /** The database file, for messages. */
     readonly path: string,
-  ) {}
+  ) {
+    this.transaction = db.transaction((fn: () => unknown) => fn());
+  }
 
   stmt(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
@@ -46,12 +54,17 @@ export class Queue {
 
   /** Runs `fn` in one transaction (BEGIN IMMEDIATE when it writes, so it never fails half way on a lock upgrade). */
   write<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.transaction.immediate(fn) as T;
   }
 
   /** Runs `fn` in one read transaction: a consistent snapshot across statements. */
   read<T>(fn: () => T): T {
-    return this.db.transaction(fn).deferred();
+    return this.transaction.deferred(fn) as T;
+  }
+
+  /** Rows inserted, updated or deleted on this connection so far (SQLite's total_changes): what tells a commit that wrote. */
+  totalChanges(): number {
+    return this.stmt('SELECT total_changes()').pluck().get() as number;
   }
 
   /** `PRAGMA integrity_check`; damage so bad that the check itself fails is reported as a problem too. */

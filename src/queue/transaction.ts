@@ -75,12 +75,12 @@ export class OuterTransaction {
       throw new QueueError('ERR_QUEUE', `${this.what} cannot begin inside another transaction on ${this.q.path}: its commit would not be durable`);
     }
     this.q.stmt('BEGIN IMMEDIATE').run();
-    this.changesAtBegin = this.totalChanges();
+    this.changesAtBegin = this.q.totalChanges();
   }
 
   /** Rows inserted, updated or deleted since {@link begin} (SQLite's total_changes). */
   changes(): number {
-    return this.changesAtBegin === null ? 0 : this.totalChanges() - this.changesAtBegin;
+    return this.changesAtBegin === null ? 0 : this.q.totalChanges() - this.changesAtBegin;
   }
 
   /** Commits; true when it did, false when it was not open (or SQLite had ended it). A failed COMMIT is rolled back and thrown. */
@@ -100,9 +100,5 @@ export class OuterTransaction {
   rollback(): void {
     this.changesAtBegin = null;
     if (this.q.db.inTransaction) this.q.stmt('ROLLBACK').run();
-  }
-
-  private totalChanges(): number {
-    return this.q.stmt('SELECT total_changes()').pluck().get() as number;
   }
 }

@@ -1,3 +1,5 @@
+import type { Queue } from '../queue/index.js';
+
 /**
  * Group commit of the uploader's queue writes. With `synchronous=FULL` every commit
  * is an fsync, and better-sqlite3 runs it on the event loop: one commit for the claim
@@ -27,20 +29,18 @@
  *   is claimed in the same transaction as that outcome or a later one, never earlier.
  */
 
-/** The transactions of the queue database the group commit needs (src/queue/transaction.ts). */
-export interface CommitQueue {
+/**
+ * The transactions of the queue database the group commit needs (src/queue/transaction.ts
+ * and the queue's own `write`, `totalChanges` and `syncWal`): inside `commit`, the queue's
+ * `write` is a savepoint, so a refused write undoes only its own rows.
+ */
+export interface CommitQueue extends Pick<Queue, 'write' | 'totalChanges' | 'syncWal'> {
   /**
    * Runs `fn` in one transaction and commits it durably; says whether it wrote (a commit
    * that wrote nothing costs no fsync). Refuses to run inside another transaction: its
    * "commit" would then be a savepoint, durable only later.
    */
   commit<T>(fn: () => T, options?: { durable?: boolean | (() => boolean) }): { value: T; wrote: boolean };
-  /** Rows written on this connection so far (SQLite's total_changes): what tells a commit that claimed. */
-  changes(): number;
-  /** Makes every commit so far durable (an fsync of the WAL). */
-  sync(): void;
-  /** Runs `fn` in a savepoint of the current transaction: if it throws, only its writes are undone. */
-  savepoint<T>(fn: () => T): T;
 }
 
 interface Waiting {
@@ -99,18 +99,18 @@ export class GroupCommit {
       ({ wrote } = this.queue.commit(() => {
         for (const w of batch) {
           try {
-            this.queue.savepoint(w.write);
+            this.queue.write(w.write);
           } catch (err) {
             errors.set(w, err);
           }
         }
-        const before = this.queue.changes();
+        const before = this.queue.totalChanges();
         try {
-          result = { value: this.queue.savepoint(then) };
+          result = { value: this.queue.write(then) };
         } catch (error) {
           result = { error };
         }
-        claimed = this.queue.changes() > before;
+        claimed = this.queue.totalChanges() > before;
       }, { durable: () => claimed }));
     } catch (err) {
       for (const w of batch) w.reject(err);
@@ -134,7 +134,7 @@ export class GroupCommit {
    */
   flush(): void {
     if (!this.unsynced) return;
-    this.queue.sync();
+    this.queue.syncWal();
     this.unsynced = false;
   }
 }

@@ -118,7 +118,7 @@ export class OutcomeWriter {
    */
   unencodable(id: number, spoolPath: string, fault: Error): void {
     const code = errorCode(fault);
-    if (!this.queue.failUnencodable(id, spoolPath, { error: fault.message, code })) return;
+    if (!this.queue.markUnencodable(id, spoolPath, { error: fault.message, code })) return;
     this.observer.outcome?.('recording', 'failed', 0);
     this.log.error({ kind: 'recording', item: id, code }, `recording not uploadable, its detections go without a soundscape: ${fault.message}`);
   }
@@ -129,9 +129,9 @@ export class OutcomeWriter {
     const fields = { error: d.message, code: d.code };
     try {
       await this.record(() => {
-        if (d.action === 'fail') this.queue.fail(kind, id, fields);
-        else if (d.action === 'unknown') this.queue.outcomeUnknown(kind, id, { ...fields, nextAttemptAt });
-        else this.queue.retryLater(kind, id, { ...fields, nextAttemptAt });
+        if (d.action === 'fail') this.queue.markFailed(kind, id, fields);
+        else if (d.action === 'unknown') this.queue.markUnknown(kind, id, { ...fields, nextAttemptAt });
+        else this.queue.markRetry(kind, id, { ...fields, nextAttemptAt });
         // The bytes a failed soundscape upload sent still count toward the day's budget.
         if (kind === 'recording') this.link?.audioDone();
       });
@@ -252,7 +252,7 @@ export class OutcomeWriter {
   unstrand(now: number): void {
     for (const [key, { kind, id }] of this.stranded) {
       try {
-        this.queue.outcomeUnknown(kind, id, { error: 'the outcome of the send could not be recorded', code: 'ERR_OUTCOME_UNKNOWN', nextAttemptAt: now });
+        this.queue.markUnknown(kind, id, { error: 'the outcome of the send could not be recorded', code: 'ERR_OUTCOME_UNKNOWN', nextAttemptAt: now });
       } catch (err) {
         // Refused again: the next pass tries again. Moved by an operator meanwhile: theirs.
         if (!(err instanceof QueueTransitionError)) return;

@@ -7,7 +7,7 @@ import type { IngestContext } from '../ingest/context.js';
 import { addLogSecrets, type Logger } from '../log/index.js';
 import { getMeta, metaLastWrittenAt, setMeta, type Queue } from '../queue/index.js';
 import type { ClockSyncState } from '../system/clock.js';
-import { ExpiryClock } from '../upload/expiry-clock.js';
+import { ExpiryClock } from '../queue/expiry-clock.js';
 import { LinkPolicy, type LinkSettings } from '../upload/link-policy.js';
 import type { ConfigStore } from './config-store.js';
 import { EventBus } from './events.js';
@@ -24,7 +24,7 @@ export interface StationContext {
   readonly queue: Queue;
   readonly log: Logger;
   readonly bus: EventBus;
-  /** The clock of the queue's expiries and due times (upload/expiry-clock.ts). */
+  /** The clock of the queue's expiries and due times (queue/expiry-clock.ts). */
   readonly expiry: ExpiryClock;
   /** What each component publishes about itself; the runtime snapshot is its content. */
   readonly state: StateRegistry;
@@ -114,7 +114,7 @@ function encodeStep(config: Config, log: Logger, bus: EventBus): EncodeStep {
 
 /**
  * Expiries (species gate, spool retention, the budget's day) never follow a clock jumped
- * far ahead of the queue's last write (upload/expiry-clock.ts). Made before anything writes.
+ * far ahead of the queue's last write (queue/expiry-clock.ts). Made before anything writes.
  */
 function expiryClock(queue: Queue, log: Logger, wall: () => number, synced: () => boolean): ExpiryClock {
   return new ExpiryClock({

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import { SpeciesGateSweep } from '../policy/species-gate-sweep.js';
-import { RetentionSweeper } from '../upload/retention.js';
+import { RetentionSweeper } from '../queue/retention-sweep.js';
 import type { Component } from './component.js';
 import type { StationContext } from './context.js';
 
@@ -8,7 +8,7 @@ const SWEEP_MS = 60_000;
 
 /**
  * The periodic sweeps: spool retention and analyzer files after upload
- * (upload/retention.ts), once a minute. Leftovers of the last run go at start, not a
+ * (queue/retention-sweep.ts), once a minute. Leftovers of the last run go at start, not a
  * minute later.
  */
 export class Housekeeping implements Component {

@@ -38,7 +38,7 @@ export interface IngestContext {
   now?: () => number;
   /**
    * The clock the queue's timestamps are written by (created_at, next_attempt_at, the
-   * species gate's expiry, the file marks): the daemon's expiry clock (upload/expiry-clock.ts),
+   * species gate's expiry, the file marks): the daemon's expiry clock (queue/expiry-clock.ts),
    * so a wall clock jumped to 2100 does not stamp items due, or holds expiring, 75 years
    * late once it is right again. Default `now`.
    */

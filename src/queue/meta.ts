@@ -140,7 +140,7 @@ export function deleteMeta(q: Queue, key: MetaKey): boolean {
 /**
  * When the meta table was last written (epoch ms), or null: the daemon's runtime snapshot
  * is rewritten at least once a minute, so at start this is about when the last run ended,
- * the reference of the expiry clock (upload/expiry-clock.ts).
+ * the reference of the expiry clock (queue/expiry-clock.ts).
  */
 export function metaLastWrittenAt(q: Queue): number | null {
   return (q.stmt('SELECT MAX(updated_at) FROM meta').pluck().get() as number | null) ?? null;

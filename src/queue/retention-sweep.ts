@@ -3,10 +3,12 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
-import { clearSpoolPath, getItem, spoolFilesToDelete, spoolUsage, type Queue } from '../queue/index.js';
-import { retireAudiolessRecordings } from '../queue/retire-audioless.js';
-import { retireSettled, type RetiredRows } from '../queue/retire-settled.js';
-import { withholdQueuedAudio } from '../queue/withhold-audio.js';
+import type { Queue } from './db.js';
+import { getItem } from './get-item.js';
+import { clearSpoolPath, spoolFilesToDelete, spoolUsage } from './retention.js';
+import { retireAudiolessRecordings } from './retire-audioless.js';
+import { retireSettled, type RetiredRows } from './retire-settled.js';
+import { withholdQueuedAudio } from './withhold-audio.js';
 
 /**
  * Housekeeping that runs first in each sweep, built from the config (again at each

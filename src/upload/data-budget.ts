@@ -15,7 +15,7 @@ import { isoDate, isoWithOffsetMs, localFieldsAt, localTimeInZone, midnightAfter
  * day back) keeps counting into the latest day seen, so what was spent today is not lost
  * and not spent twice; the budget renews at the midnight after that day. A clock jumped
  * far ahead cannot roll the day either: the daemon gives this budget its expiry clock
- * (expiry-clock.ts), which does not follow an implausible jump.
+ * (queue/expiry-clock.ts), which does not follow an implausible jump.
  */
 
 export interface BudgetDay {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExpiryClock } from '../../src/upload/expiry-clock.js';
+import { ExpiryClock } from '../../src/queue/expiry-clock.js';
 
 const T = Date.parse('2025-06-01T10:00:00Z');
 const DAY = 86_400_000;

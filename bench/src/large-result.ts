@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeAgentConfig } from './agent-config.js';
+import { createMemoryGroup } from './cgroup.js';
 import type { BenchOptions } from './options.js';
-import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, type MemoryKb } from './proc.js';
+import { CLI_MAIN, formatMemory, memoryDetail, MemorySampler, split, startNodeIn, type MemoryKb } from './proc.js';
 import { figure, type Figure } from './report.js';
 
 /**
@@ -15,7 +15,12 @@ import { figure, type Figure } from './report.js';
  *   most 120 MB;
  * - one as large as the queue section's detections (a million rows, about 100 MB; with
  *   `--quick` 100,000): rows per second, and a peak of at most 300 MB.
+ * Each runs in a memory group of a Pi Zero 2 W's RAM (PI_RAM_BYTES), as an operator's command
+ * runs there: Node sizes V8's heap from the group's limit as it would from the Pi's memory.
+ * Outside one, V8 sizes it from this machine's (24 GB here): its young generation alone then
+ * holds tens of MB more garbage between collections than it would on a Pi.
  */
+const PI_RAM_BYTES = 512 * 1024 * 1024;
 export async function runLargeResult(options: BenchOptions, dir: string, log: (line: string) => void): Promise<Figure[]> {
   const table = await ingestTable(options.tableRows, path.join(dir, 'table'), log);
   const large = await ingestTable(options.queueDetections, path.join(dir, 'large'), log);
@@ -71,15 +76,17 @@ async function ingestTable(rows: number, dir: string, log: (line: string) => voi
   }
   const bytes = statSync(table).size;
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI_MAIN, 'ingest', table, '--config', cfg.configPath, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const memory = new MemorySampler(child.pid!, 25);
+  const group = createMemoryGroup('station-agent-bench-ingest', PI_RAM_BYTES);
+  if (!group) log('ingest: no memory group (cgroup v1 not writable): V8 sizes the heap from this machine\'s memory, not a Pi\'s');
+  const child = startNodeIn([group], [CLI_MAIN, 'ingest', table, '--config', cfg.configPath, '--json']);
+  const memory = new MemorySampler(child.pid, 25);
   // The last sample before the process is reaped: its VmHWM is the run's peak.
-  child.on('exit', () => memory.sample());
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+  child.process.on('exit', () => memory.sample());
+  // 'close' (after 'exit'): its output has been read to the end.
+  const [code] = await Promise.all([child.exited, new Promise((resolve) => child.process.once('close', resolve))]);
+  group?.remove();
+  const stdout = child.stdout();
+  const stderr = child.stderrTail();
   const peak = memory.stop();
   const seconds = (performance.now() - started) / 1000;
   const queued = code === 0 ? (JSON.parse(stdout) as { detections: number }).detections : -1;

@@ -14,8 +14,23 @@ export interface NamedSpecies {
  * NFC, trimmed, inner whitespace collapsed, lower case.
  */
 export function nameKey(name: string): string {
-  return name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  let key = RECENT_KEYS.get(name);
+  if (key === undefined) {
+    if (RECENT_KEYS.size >= RECENT_KEYS_MAX) RECENT_KEYS.clear();
+    key = name.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+    RECENT_KEYS.set(name, key);
+  }
+  return key;
 }
+
+/**
+ * The keys of the names met most recently. A station's detections name the same few hundred
+ * species again and again, each checked against several name lists, and the NFC step is most
+ * of a key's cost: ingest spent more time making keys than parsing rows. Emptied when full,
+ * so it never holds more than RECENT_KEYS_MAX names.
+ */
+const RECENT_KEYS = new Map<string, string>();
+const RECENT_KEYS_MAX = 1024;
 
 /** The keys a configured name may match for one species. */
 function keysOf(species: NamedSpecies): string[] {

@@ -47,7 +47,7 @@ export function classifyBody(contentType: string | undefined, text: string): Ans
  * unknown station path is a 404. An HTML page with one of these statuses comes from a
  * proxy, not from the service, and refuses nothing.
  */
-export const TOKEN_REFUSED_STATUSES: ReadonlySet<number> = new Set([401, 403, 404]);
+const TOKEN_REFUSED_STATUSES: ReadonlySet<number> = new Set([401, 403, 404]);
 
 export function isTokenRefusal(status: number, html: boolean): boolean {
   return TOKEN_REFUSED_STATUSES.has(status) && !html;

@@ -58,7 +58,7 @@ export interface WireResponse {
 }
 
 /** Responses of this API are small JSON documents; anything bigger is not the service talking. */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Error codes that can only happen while connecting, i.e. before anything was written. */
 const CONNECT_PHASE_CODES = new Set([
@@ -219,7 +219,7 @@ function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse>
  * The ApiError for a transport failure. `started` says whether the request could have
  * been written (see the rule at the top of this file).
  */
-export function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display' | 'secrets'>, forcedCode?: string): ApiError {
+function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display' | 'secrets'>, forcedCode?: string): ApiError {
   const code = forcedCode ?? systemCode(err);
   const description = (code && DESCRIPTIONS[code]) ?? 'transport error';
   const detail = redactText(err.message, req.secrets);
@@ -236,7 +236,7 @@ export function transportError(err: Error, started: boolean, req: Pick<WireReque
 }
 
 /** The error code of a Node error, looking through `cause` and AggregateError (happy eyeballs). */
-export function systemCode(err: unknown): string | undefined {
+function systemCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
     if ('code' in e && typeof e.code === 'string') return e.code;
     if ('errors' in e && Array.isArray(e.errors) && e.errors.length) {

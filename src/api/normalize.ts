@@ -48,7 +48,7 @@ function withNumbers(o: Obj, ids: readonly string[], numbers: readonly string[] 
   return out;
 }
 
-export function normalizeSpecies(raw: unknown): Species {
+function normalizeSpecies(raw: unknown): Species {
   if (!isObject(raw)) return raw as Species;
   return withNumbers(raw, ['id']) as unknown as Species;
 }

@@ -37,7 +37,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
   return parsed;
 }
 
-export function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpStatusError {
+function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpStatusError {
   const text = res.body.toString('utf8');
   const html = looksLikeHtml(res, text);
   const parsed = html ? null : redactDeep(parseJson(text), ctx.secrets);

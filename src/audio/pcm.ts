@@ -9,7 +9,7 @@ import type { SyncReadableFile } from '../system/regular-file.js';
  * the encoder's only buffers, kept between recordings), large enough that a 15 s
  * recording (1.4 MB) takes six reads and six calls into libFLAC.
  */
-export const DEFAULT_CHUNK_BYTES = 256 * 1024;
+const DEFAULT_CHUNK_BYTES = 256 * 1024;
 
 /**
  * The FLAC bit depth for a WAV sample format. libFLAC (1.3) encodes 4 to 24 bits per

@@ -39,7 +39,7 @@ export interface WavFormat {
   validBitsPerSample: number;
 }
 
-export function formatTagName(tag: number): string {
+function formatTagName(tag: number): string {
   const hex = `0x${tag.toString(16).padStart(4, '0').toUpperCase()}`;
   const name = FORMAT_NAMES[tag];
   return name ? `${hex} (${name})` : hex;

@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 export type RegisterCommand = (program: Command) => void;
 
 /** Maps an error's stable code to the documented exit code. */
-export function exitCodeFor(err: unknown): number {
+function exitCodeFor(err: unknown): number {
   const code = errorCode(err);
   if (code === 'ERR_CONFIG_INVALID') return EXIT.CONFIG;
   // Only the database itself being unusable is exit 5; a missing or refused item is an ordinary failure.

@@ -11,7 +11,7 @@ import { setAt } from './merge.js';
  */
 
 /** Variables that are not config keys: the config file's path and the CLI's admin token. */
-export const NON_KEY_VARIABLES = ['STATION_AGENT_CONFIG', 'STATION_AGENT_ADMIN_TOKEN'] as const;
+const NON_KEY_VARIABLES = ['STATION_AGENT_CONFIG', 'STATION_AGENT_ADMIN_TOKEN'] as const;
 
 /** Short names for the two keys most often set from the environment. */
 export const ENV_SHORTCUTS: Readonly<Record<string, string>> = {

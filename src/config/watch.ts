@@ -31,7 +31,7 @@ const MAX_LINKS = 8;
  * `file` and every path its symbolic links lead through, ending with the real file. Only
  * lstat, readlink and realpath: none of them opens the file, so a FIFO cannot block here.
  */
-export function linkChain(file: string): string[] {
+function linkChain(file: string): string[] {
   const chain = [file];
   let current = file;
   for (let i = 0; i < MAX_LINKS; i++) {

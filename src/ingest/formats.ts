@@ -111,7 +111,7 @@ export function detectFormat(filePath: string, text?: string, c: PathClass = cla
   return bySuffix;
 }
 
-export const PARSERS: Record<ResultFormat, ResultParser> = {
+const PARSERS: Record<ResultFormat, ResultParser> = {
   raven: parseRaven,
   csv: parseCsv,
   audacity: parseAudacity,

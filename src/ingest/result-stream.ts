@@ -27,7 +27,7 @@ import type { LineParser } from './parsers/line-parser.js';
 import type { ParseContext, ParsedDetection, ResultFormat, RowError } from './types.js';
 
 /** A JSON result (one recording's detections) is a few KB; this much is not one. */
-export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+const MAX_JSON_BYTES = 16 * 1024 * 1024;
 /** How long an unfinished-looking file must stay unchanged before it is taken as it is. */
 export const SETTLE_MS = 10 * 60_000;
 /**

@@ -26,13 +26,13 @@ export interface BrokerSettings {
 }
 
 /** How long a connect may take before it counts as failed (mqtt.js's connectTimeout: from the connect to the CONNACK, in all). */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 /**
  * How long a publish may wait for the broker's acknowledgement. A broker that keeps
  * answering pings but never acknowledges would otherwise hold the publisher for ever:
  * at this limit the session ends and the batch goes again after a reconnect.
  */
-export const PUBLISH_TIMEOUT_MS = 30_000;
+const PUBLISH_TIMEOUT_MS = 30_000;
 /** Keep-alive in seconds: a broker that stops answering is noticed within 1.5 times this. */
 const KEEPALIVE_S = 30;
 

@@ -10,7 +10,7 @@ import type { OutboxDetection } from '../queue/mqtt-to-publish.js';
  * (src/queue/mqtt-state.ts and the `mqtt-*.ts` operations beside it).
  */
 
-export const TODAY_META_KEY = 'mqttToday';
+const TODAY_META_KEY = 'mqttToday';
 
 export type { TodayTally };
 

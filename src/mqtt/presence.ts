@@ -11,7 +11,7 @@ import { getMeta, setMeta, skipUnpublished, type MqttPresence, type Queue } from
  */
 export type { MqttPresence };
 
-export const PRESENCE_META_KEY = 'mqtt';
+const PRESENCE_META_KEY = 'mqtt';
 
 const NONE: MqttPresence = { active: false, broker: null, discoveryTopics: [], retainedTopics: [] };
 

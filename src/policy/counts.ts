@@ -9,7 +9,7 @@ import { getMeta, setMeta, type PolicyCounts } from '../queue/meta.js';
  */
 export type { PolicyCounts };
 
-export const POLICY_COUNTS_KEY = 'policyCounts';
+const POLICY_COUNTS_KEY = 'policyCounts';
 
 export function emptyCounts(): PolicyCounts {
   return { humanSoundscapesWithheld: 0, nonBird: {}, excluded: 0, belowSpeciesMinConfidence: 0, speciesGateExpired: 0 };
@@ -21,7 +21,7 @@ export function readPolicyCounts(q: Queue): PolicyCounts {
   return { ...emptyCounts(), ...stored, nonBird: { ...stored.nonBird } };
 }
 
-export function isEmpty(d: PolicyCounts): boolean {
+function isEmpty(d: PolicyCounts): boolean {
   return d.humanSoundscapesWithheld + d.excluded + d.belowSpeciesMinConfidence + d.speciesGateExpired === 0 && Object.keys(d.nonBird).length === 0;
 }
 

@@ -163,13 +163,13 @@ export class Queue {
  * quarter of that at 1 KB. The cost is a deeper B-tree for a large history (a lookup
  * reads a page or two more, from the cache).
  */
-export const PAGE_SIZE = 1024;
+const PAGE_SIZE = 1024;
 
 /** The page cache of a queue connection, in KiB (see {@link openQueue}). */
-export const CACHE_KIB = 2048;
+const CACHE_KIB = 2048;
 
 /** WAL bytes between automatic checkpoints (SQLite's default is 1,000 pages). */
-export const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
+const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
 export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue {
   const file = path.resolve(dbPath);

@@ -79,7 +79,7 @@ export function firstWaitingCreatedAt(q: Queue, kind: ItemKind): number | null {
 }
 
 /** The first waiting id as counted from the table (a scan: migration 13 and recountStates only). */
-export function countFirstWaiting(q: Queue, kind: ItemKind): number {
+function countFirstWaiting(q: Queue, kind: ItemKind): number {
   const table = TABLE[kind];
   return q
     .stmt(`SELECT COALESCE((SELECT MIN(id) FROM ${table} WHERE waiting = 1), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${table}))`)

@@ -30,7 +30,7 @@ export interface RetentionOptions {
  * written once per recording (at its outcome). A query that reads the index states it
  * word for word.
  */
-export const SETTLED_SPOOL = `state IN ('uploaded', 'dropped', 'failed')`;
+const SETTLED_SPOOL = `state IN ('uploaded', 'dropped', 'failed')`;
 /** What retention may delete: never a `failed` recording's audio (it may be retried). */
 export const RETIRED = `${SETTLED_SPOOL} AND state != 'failed'`;
 

@@ -88,7 +88,7 @@ export function toRecording(row: RecordingRow): RecordingItem {
   };
 }
 
-export function toDetection(row: DetectionRow): DetectionItem {
+function toDetection(row: DetectionRow): DetectionItem {
   return {
     kind: 'detection',
     id: row.id,

@@ -38,7 +38,7 @@ export function spoolOf(rows: readonly { spool_path: string | null; filesize: nu
 }
 
 /** Counted from the table (a read of every waiting recording: recountStates only). */
-export function countWaitingSpool(q: Queue): SpoolTotal {
+function countWaitingSpool(q: Queue): SpoolTotal {
   return q
     .stmt(`SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings WHERE waiting = 1 AND spool_path IS NOT NULL`)
     .get() as SpoolTotal;

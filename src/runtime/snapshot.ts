@@ -20,7 +20,7 @@ export const RUNTIME_META_KEY = 'runtime';
 export const RUNTIME_HEARTBEAT_MS = 60_000;
 
 /** A snapshot older than this means the daemon is hung or gone, even when its pid is alive (pids get reused). */
-export const RUNTIME_STALE_MS = 3 * RUNTIME_HEARTBEAT_MS;
+const RUNTIME_STALE_MS = 3 * RUNTIME_HEARTBEAT_MS;
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 export type ClockState = 'synchronized' | 'unsynchronized' | 'unknown';

@@ -31,7 +31,7 @@ export interface ServiceProbe {
   error: { code: string; message: string } | null;
 }
 
-export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 
 /** Enough of a body to read `success` and a message; a stats answer is tiny. */
 const MAX_BODY_BYTES = 64 * 1024;

@@ -6,7 +6,7 @@ import path from 'node:path';
  * every CLI command open this one file (read commands open it only when it exists,
  * so `status` on a fresh install does not create an empty queue as the wrong user).
  */
-export const QUEUE_FILE_NAME = 'queue.db';
+const QUEUE_FILE_NAME = 'queue.db';
 
 export function queueDbPath(dataDir: string): string {
   return path.join(dataDir, QUEUE_FILE_NAME);

@@ -37,8 +37,8 @@ export interface ClockProbeOptions {
   timeoutMs?: number;
 }
 
-export const TIMESYNC_SYNCHRONIZED_FILE = '/run/systemd/timesync/synchronized';
-export const SYSTEMD_RUNTIME_DIR = '/run/systemd/system';
+const TIMESYNC_SYNCHRONIZED_FILE = '/run/systemd/timesync/synchronized';
+const SYSTEMD_RUNTIME_DIR = '/run/systemd/system';
 export const TIMEDATECTL_ARGS = ['show', '-p', 'NTPSynchronized', '--value'] as const;
 
 export async function clockSyncState(options: ClockProbeOptions = {}): Promise<ClockSyncState> {

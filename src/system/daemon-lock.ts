@@ -31,7 +31,7 @@ import { openSqlite } from './sqlite.js';
  *
  * Only `run` takes them; the CLI's commands open the queue beside the daemon as before.
  */
-export const DAEMON_LOCK_FILE = 'daemon.lock';
+const DAEMON_LOCK_FILE = 'daemon.lock';
 
 /** `ERR_DAEMON_RUNNING`: another process holds the dataDir's lock. */
 export class DaemonLockError extends StationAgentError {
@@ -111,7 +111,7 @@ function lockFile(dir: string, file: string): Database.Database {
 }
 
 /** The abstract socket's name for `dir` as a dataDir or an input folder: its identity on this machine, not its path. */
-export function daemonSocketName(dir: string, key: 'dataDir' | 'input.dir' = 'dataDir'): string {
+function daemonSocketName(dir: string, key: 'dataDir' | 'input.dir' = 'dataDir'): string {
   const st = statSync(dir, { bigint: true });
   return `\0station-agent-${key === 'dataDir' ? 'daemon' : 'input'}:${st.dev}:${st.ino}`;
 }

@@ -28,7 +28,7 @@ export interface ConfigSyncState {
 }
 
 /** Problems with the documented ranges, checked before anything is sent. */
-export function checkSettings(settings: ConfigUpdateBody): string[] {
+function checkSettings(settings: ConfigUpdateBody): string[] {
   const problems: string[] = [];
   for (const [key, [min, max]] of Object.entries(CONFIG_RANGES)) {
     const value = settings[key as keyof typeof CONFIG_RANGES];

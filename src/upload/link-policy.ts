@@ -66,7 +66,7 @@ export interface LinkStatus {
   rateBytesPerSec: number;
 }
 
-export const RATE_WINDOW_S = 10;
+const RATE_WINDOW_S = 10;
 
 export class LinkPolicy implements LinkGate {
   windows!: UploadWindows;

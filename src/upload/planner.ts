@@ -10,7 +10,7 @@ import type { DetectionWaitOptions } from '../queue/claim-detections.js';
  */
 
 /** The longest sleep while the station's clock holds uploads (it is asked again then). */
-export const HOLD_RECHECK_MS = 30_000;
+const HOLD_RECHECK_MS = 30_000;
 /** The sleep when the half-open circuit's one probe is already out: its verdict comes soon. */
 export const PROBE_WAIT_MS = 1_000;
 

@@ -30,7 +30,7 @@ export interface GraphqlReadFlags extends StationScopeFlags {
 /** The actions of the GraphQL reads of `station-agent api`, loaded only when one runs. */
 
 /** `--period`/`--from`/`--to` as the service's InputDuration; null leaves its default (the last 24 hours). */
-export function periodInput(flags: Pick<GraphqlReadFlags, 'period' | 'from' | 'to'>): Record<string, unknown> | null {
+function periodInput(flags: Pick<GraphqlReadFlags, 'period' | 'from' | 'to'>): Record<string, unknown> | null {
   if (flags.from || flags.to) return { ...(flags.from ? { from: flags.from } : {}), ...(flags.to ? { to: flags.to } : {}) };
   const period: GraphqlPeriod = flags.period ?? 'day';
   // "all": from the first day the service can hold.

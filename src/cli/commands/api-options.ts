@@ -15,8 +15,8 @@ import { integerIn, isoDate, listOf } from './support/options.js';
  * accepted values, not a silent empty result from the service.
  */
 
-export const SPECIES_SORTS = ['common_name', 'scientific_name', 'top'] as const;
-export const ORDERS = ['asc', 'desc'] as const;
+const SPECIES_SORTS = ['common_name', 'scientific_name', 'top'] as const;
+const ORDERS = ['asc', 'desc'] as const;
 
 export const apiOption = {
   period: () => new Option('--period <period>', 'day, week, month or all (service default: day)').choices(REST_PERIODS),

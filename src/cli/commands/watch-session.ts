@@ -65,7 +65,7 @@ export interface WatchedDetection {
 }
 
 /** Pauses between reconnection attempts: 1 s, doubling up to 30 s, with a little jitter. */
-export function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
+function reconnectDelayMs(attempt: number, random: () => number = Math.random): number {
   const base = Math.min(30_000, 1_000 * 2 ** attempt);
   return Math.round(base * (0.8 + 0.4 * random()));
 }
@@ -115,7 +115,7 @@ function variablesOf(flags: WatchFlags, stationIds: string[] | undefined, specie
 }
 
 /** One line for people: time, species, score and certainty, confidence, station. */
-export function detectionLine(d: WatchedDetection, out: Output): string {
+function detectionLine(d: WatchedDetection, out: Output): string {
   const time = (d.timestamp ?? '').replace('T', ' ').replace(/\.\d{3}/, '');
   const species = `${out.style.bold(d.species.commonName)}${d.species.scientificName ? ` (${d.species.scientificName})` : ''}`;
   return [time, species, `score ${d.score.toFixed(1)} ${d.certainty}`, `confidence ${d.confidence.toFixed(2)}`, d.station?.name ?? '']

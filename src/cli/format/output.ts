@@ -52,7 +52,7 @@ export function createOutput(
 }
 
 /** A sink that writes to `stream` what it is given, every secret read so far replaced by `<redacted>`. */
-export function withoutSecrets(stream: TextSink): TextSink {
+function withoutSecrets(stream: TextSink): TextSink {
   return { write: (chunk: string) => stream.write(redactSecrets(chunk, secretsRead())) };
 }
 

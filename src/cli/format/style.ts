@@ -18,7 +18,7 @@ interface ColorTarget {
   isTTY?: boolean;
 }
 
-export function colorEnabled(stream: ColorTarget, env: NodeJS.ProcessEnv = process.env): boolean {
+function colorEnabled(stream: ColorTarget, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
   return stream.isTTY === true;
@@ -28,7 +28,7 @@ function sgr(open: number, close: number, enabled: boolean): (text: string) => s
   return enabled ? (text) => `\u001b[${open}m${text}\u001b[${close}m` : (text) => text;
 }
 
-export function createStyle(enabled: boolean): Style {
+function createStyle(enabled: boolean): Style {
   return {
     enabled,
     bold: sgr(1, 22, enabled),

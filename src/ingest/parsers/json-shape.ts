@@ -78,7 +78,7 @@ export class ShapeCheck {
 }
 
 /** `detections[2].confidence`; `(root)` for the document itself. */
-export function jsonPath(path: readonly (string | number)[]): string {
+function jsonPath(path: readonly (string | number)[]): string {
   let out = '';
   for (const part of path) out += typeof part === 'number' ? `[${part}]` : `${out === '' ? '' : '.'}${part}`;
   return out === '' ? '(root)' : out;

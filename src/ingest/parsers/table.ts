@@ -52,7 +52,7 @@ export interface TableSpec {
 }
 
 /** Maps the header; throws ResultFileError naming the expected and found header when it does not fit. */
-export function layoutFromHeader(headerFields: string[], headerLine: string, spec: TableSpec, ctx: ParseContext): TableLayout {
+function layoutFromHeader(headerFields: string[], headerLine: string, spec: TableSpec, ctx: ParseContext): TableLayout {
   const keys = headerFields.map(headerKey);
   const index: TableLayout['index'] = {};
   for (const [role, names] of Object.entries(spec.aliases) as [ColumnRole, readonly string[]][]) {
@@ -90,7 +90,7 @@ export interface RowOptions {
 export type RowOutcome = { kind: 'detection'; detection: ParsedDetection } | { kind: 'skipped' } | { kind: 'error' };
 
 /** One data row to a detection; problems go to `errors` (one per wrong field). */
-export function detectionFromRow(
+function detectionFromRow(
   fields: string[],
   line: number,
   layout: TableLayout,
@@ -165,7 +165,7 @@ const MAX_RECORD_CHARS = 64 * 1024;
  * Tab-separated tables are split per line (Raven does not quote); other delimiters go
  * through the RFC 4180 splitter, a record continuing over lines while a quote is open.
  */
-export class TableParser implements LineParser {
+class TableParser implements LineParser {
   readonly detections: ParsedDetection[] = [];
   readonly errors: RowError[] = [];
   audioFileName: string | undefined;
@@ -233,7 +233,7 @@ function hasOpenQuote(text: string): boolean {
 }
 
 /** A whole table's text (tests, small files); ingest streams through the same `TableParser`. */
-export function parseTable(
+function parseTable(
   text: string,
   ctx: ParseContext,
   spec: TableSpec,

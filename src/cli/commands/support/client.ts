@@ -18,7 +18,7 @@ export interface ClientFlags {
   adminTokenFile?: string;
 }
 
-export const ADMIN_TOKEN_ENV = 'STATION_AGENT_ADMIN_TOKEN';
+const ADMIN_TOKEN_ENV = 'STATION_AGENT_ADMIN_TOKEN';
 
 export function stationIdOption(): Option {
   return new Option('--station-id <n>', `read the station with this numeric id, with the admin token (${ADMIN_TOKEN_ENV} or --admin-token-file)`).argParser(

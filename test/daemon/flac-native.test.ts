@@ -104,5 +104,6 @@ describe('upload.flacCompressionLevel', () => {
     expect(level5.bytes).toBeLessThan(byDefault.bytes);
     // Lossless either way: the same audio.
     expect(level5.audio).toBe(byDefault.audio);
-  });
+    // Two agents and services one after the other: 20 s each under a load average of 12.
+  }, 90_000);
 });

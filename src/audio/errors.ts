@@ -16,7 +16,9 @@ export type AudioFileProblem =
   | 'unsupported-format'
   | 'incomplete'
   | 'no-samples'
-  | 'not-flac';
+  | 'not-flac'
+  /** A spool reference whose analyzer's file is gone or another file now (audio/audio-reference.ts). */
+  | 'changed';
 
 /** The problems that a file still being written can show before it is finished. */
 export const STILL_BEING_WRITTEN: ReadonlySet<AudioFileProblem> = new Set<AudioFileProblem>([

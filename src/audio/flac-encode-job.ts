@@ -1,6 +1,7 @@
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { identityProblem, type AudioIdentity } from './audio-reference.js';
 import { AudioFileError, FlacEncoderError } from './errors.js';
 import { encodeStreamInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from './flac-info.js';
 import type { StreamInfo } from './flac-info.js';
@@ -37,6 +38,8 @@ export interface EncodeJobOptions {
 
 export interface EncodeJob extends EncodeJobOptions {
   src: string;
+  /** The file `src` must be (a spool reference's analyzer's file, audio-reference.ts): checked on the descriptor read. */
+  identity?: AudioIdentity | null;
   /** The FLAC file to write; absent: the FLAC is returned in memory (`EncodeResult.data`), nothing is written. */
   dest?: string;
 }
@@ -160,6 +163,8 @@ export async function encodeWavToFlac(
   // One open for the header and the audio: a regular file only, never a FIFO or symlink.
   const { handle: fh, stats } = await openRegularFileStat(job.src);
   try {
+    const changed = job.identity ? identityProblem(stats, job.identity) : null;
+    if (changed) throw new AudioFileError(job.src, 'changed', `the analyzer's file is not the one queued (${changed}); not uploaded under its recording`);
     return await encodeOpened(createEncoder, job, engine, stopped, fh, stats.size);
   } finally {
     await fh.close();

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { resolveSpoolAudio } from './audio-reference.js';
 import { FlacEncoderError } from './errors.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 import { nativeEngine } from './flac-engines.js';
@@ -133,7 +134,8 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
     if (invalidLevel) return Promise.reject(invalidLevel);
     const job = { compressionLevel: options.compressionLevel, md5: options.md5, ...opts, src: srcWav, ...(destFlac === undefined ? {} : { dest: destFlac }) };
     return new Promise<EncodeResult>((resolve, reject) => {
-      queue.push({ run: async () => (await getEngine()).run(job), resolve, reject });
+      // A spool reference is resolved to the analyzer's file when its turn comes (audio-reference.ts).
+      queue.push({ run: async () => (await getEngine()).run({ ...job, ...(await resolveSpoolAudio(job.src).then((r) => ({ src: r.path, identity: r.identity }))) }), resolve, reject });
       pump();
     });
   };

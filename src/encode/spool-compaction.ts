@@ -159,10 +159,13 @@ export class SpoolCompaction {
     return 0;
   }
 
-  /** Whether the spool's WAV is the file's only name (a FLAC then frees space). */
+  /**
+   * Whether the spool's WAV is the file's only name (a FLAC then frees space). A reference to
+   * the analyzer's file (audio/audio-reference.ts) never is: the analyzer keeps its file.
+   */
   private async lastLink(item: WavRecording): Promise<boolean> {
     const st = await lstat(item.spoolPath).catch(() => null);
-    if (st && st.nlink > 1) {
+    if (st && (st.nlink > 1 || st.isSymbolicLink())) {
       if (this.shared.size >= 10_000) this.shared.clear();
       this.shared.add(item.id);
       return false;
@@ -172,7 +175,8 @@ export class SpoolCompaction {
 
   /** Encodes one WAV into its FLAC file; returns a pause (ms) after an encoder failure, else 0. */
   private async compact(item: WavRecording): Promise<number> {
-    const flacPath = item.spoolPath.replace(/\.wav$/i, '') + '.flac';
+    // Beside the spool's WAV; for a reference (a WAV too large for memory), in the spool under the recording's own name.
+    const flacPath = item.spoolPath.replace(/(\.ref-\d+-\d+-\d+)?\.wav$/i, '') + '.flac';
     this.options.busy.add(item.id);
     try {
       const result = await this.encoder.encode(item.spoolPath, flacPath, SPOOL_WAV);

@@ -206,7 +206,7 @@ async function queueRows(ctx: IngestContext, r: Reading): Promise<IngestOutcome>
         // The first kept row: now the audio is worth taking into the spool.
         taken = r.withheld
           ? { spoolPath: null, audio: null, state: existing ? 'existing' : 'none' }
-          : await takeAudio(ctx, { existing, inspected: r.audio, spooledAudio: input.spooledAudio, sourceKey: identity.sourceKey, problems });
+          : await takeAudio(ctx, { existing, inspected: r.audio, spooledAudio: input.spooledAudio, sourceKey: identity.sourceKey, problems, analyzerKeepsAudio: input.what.kind === 'result' });
         recording = r.withheld ? null : newRecording(ctx, input, identity, taken, existing);
       }
       const detections = identity ? rows.map((d) => newDetection(ctx, identity, d)) : [];

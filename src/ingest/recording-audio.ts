@@ -129,11 +129,12 @@ export async function leftInSpool(ctx: IngestContext, sourceKey: string): Promis
 /**
  * Takes the recording's audio into the spool: renamed from incoming/ when it was linked
  * there on sight (within the near spool when it is there: `input.ramDiskAudio: keep`),
- * else linked or copied from the descriptor it was read through. Null when free disk
+ * else linked (or, with `mayRefer`, held by reference: Spool.take) or copied from the
+ * descriptor it was read through. Null when free disk
  * space on the card is below `disk.minFreeMb` (audio from the card's incoming/ is then
  * deleted); audio in the near spool takes no space on the card.
  */
-export async function spoolAudio(ctx: IngestContext, audio: ValidAudio, alreadySpooled: boolean, sourceKey: string): Promise<string | null> {
+export async function spoolAudio(ctx: IngestContext, audio: ValidAudio, alreadySpooled: boolean, sourceKey: string, mayRefer = false): Promise<string | null> {
   const name = spoolName(sourceKey, audio.kind);
   if (alreadySpooled && ctx.spool.isNear(audio.path)) {
     const dest = ctx.spool.pathFor(name, audio.path);
@@ -155,5 +156,5 @@ export async function spoolAudio(ctx: IngestContext, audio: ValidAudio, alreadyS
     await rename(audio.path, dest);
     return dest;
   }
-  return (await ctx.spool.take(audio.path, name, audio.handle)).path;
+  return (await ctx.spool.take(audio.path, name, audio.handle, { mayRefer })).path;
 }

@@ -1,6 +1,7 @@
-import { linkSync, lstatSync, unlinkSync } from 'node:fs';
+import { linkSync, lstatSync, symlinkSync, unlinkSync, type Stats } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { identityProblem, referenceName } from '../audio/audio-reference.js';
 import { StationAgentError } from '../errors.js';
 import { diskFree, diskFreeSync } from '../system/disk.js';
 import type { ReadableFile } from '../system/regular-file.js';
@@ -31,6 +32,14 @@ import type { ReadableFile } from '../system/regular-file.js';
  * says so. Whether a link works is found by trying it, where and as the daemon works:
  * `st_dev` is the same across a bind mount, and a mount table read elsewhere (the CLI's) is
  * another namespace's.
+ *
+ * In results mode, where the analyzer keeps its files, a recording whose audio can be linked
+ * nowhere while `input.dir` is on dataDir's file system (the unit without write access to
+ * `input.dir`; or fs.protected_hardlinks refusing another user's file) is held by reference
+ * instead of copied: a symbolic link to the analyzer's file, named by its identity
+ * (audio/audio-reference.ts), checked before it is encoded. Nothing is written but the
+ * link's folder entry. Not for analyzerpi, whose analyzer deletes each WAV seconds after
+ * analysis, nor across file systems (a RAM disk empties at a reboot: `input.ramDiskAudio`).
  */
 export class DiskFullError extends StationAgentError {
   readonly code = 'ERR_DISK_FULL';
@@ -47,6 +56,8 @@ export const NEAR_SPOOL_NAME = '.station-agent-spool';
 export interface AudioTakeCounts {
   /** Audio files hard-linked: no byte written. */
   linked: number;
+  /** Audio files held by reference to the analyzer's own file (results mode): no byte written. */
+  referenced: number;
   /** Audio files copied onto the spool's file system. */
   copied: number;
   copiedBytes: number;
@@ -62,7 +73,7 @@ export class Spool {
   /** The near spool, once {@link init} or a failed link into dataDir found it usable. */
   nearDir: string | null = null;
   /** What taking audio did since start (the runtime snapshot's `audio`). */
-  readonly taken: AudioTakeCounts = { linked: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null };
+  readonly taken: AudioTakeCounts = { linked: 0, referenced: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null };
   private readonly wantedNearDir: string | null;
   /**
    * The near spool on dataDir's own file system: made only once a link into dataDir fails
@@ -151,9 +162,11 @@ export class Spool {
    * `.part`, fsync, rename) into the spool. `handle` is `source` as the caller opened
    * it with `openRegularFile` (a FIFO or symlink is refused, never linked) and read its
    * header from; the caller closes it.
+   * `mayRefer`: the analyzer keeps `source` (results mode), so where no link is possible on
+   * dataDir's file system, a reference to it does instead of a copy.
    * @returns how the file came, and where it is now
    */
-  async take(source: string, name: string, handle: ReadableFile): Promise<{ how: 'link' | 'copy'; path: string }> {
+  async take(source: string, name: string, handle: ReadableFile, options: { mayRefer?: boolean } = {}): Promise<{ how: 'link' | 'reference' | 'copy'; path: string }> {
     const dest = this.pathFor(name);
     if (await this.tryLink(source, dest, handle)) return this.linked({ how: 'link', path: dest });
     const nearDir = await this.nearForLink();
@@ -161,8 +174,35 @@ export class Spool {
       const near = path.join(nearDir, name);
       if (await this.tryLink(source, near, handle)) return this.linked({ how: 'link', path: near });
     }
+    if (options.mayRefer && this.sameDeviceNear) {
+      const ref = await this.refer(source, name, handle);
+      if (ref) return { how: 'reference', path: ref };
+    }
     await this.copyFromHandle(handle, dest, source);
     return { how: 'copy', path: dest };
+  }
+
+  /**
+   * A symbolic link in the spool to `source`, named by the identity of the file `handle` read
+   * (audio/audio-reference.ts); null when it cannot be made, or `source` is no longer that file.
+   */
+  private async refer(source: string, name: string, handle: ReadableFile): Promise<string | null> {
+    const opened = await handle.stat();
+    const identity = { ino: opened.ino, size: opened.size, mtimeMs: Math.floor(opened.mtimeMs) };
+    const ref = path.join(this.dir, referenceName(name, identity));
+    try {
+      removeName(ref);
+      symlinkSync(path.resolve(source), ref);
+    } catch {
+      return null;
+    }
+    // The name must still be the file that was read (not swapped between the open and the link).
+    if (identityProblem(lstatOrNull(source), identity) || opened.dev !== lstatOrNull(source)?.dev) {
+      removeName(ref);
+      return null;
+    }
+    this.taken.referenced++;
+    return ref;
   }
 
   /**
@@ -316,6 +356,14 @@ function linkOver(source: string, dest: string): void {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     removeName(dest);
     linkSync(source, dest);
+  }
+}
+
+function lstatOrNull(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
   }
 }
 

@@ -32,6 +32,8 @@ export interface TakeAudioInput {
   spooledAudio: string | undefined;
   sourceKey: string;
   problems: Problems;
+  /** The analyzer keeps its audio (results mode, not analyzerpi): a reference may do instead of a copy. */
+  analyzerKeepsAudio: boolean;
 }
 
 export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Promise<TakenAudio> {
@@ -56,7 +58,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
   // open batch first, so a daemon beside it never waits that long for the write lock.
   ctx.writes?.commit();
   try {
-    const spoolPath = await spoolAudio(ctx, audio, Boolean(input.spooledAudio), input.sourceKey);
+    const spoolPath = await spoolAudio(ctx, audio, Boolean(input.spooledAudio), input.sourceKey, input.analyzerKeepsAudio);
     if (!spoolPath) problems.add(`${audio.path}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
     else if (audio.recovered) problems.add(`${audio.recovered}; uploaded as recovered`);
     return { spoolPath, audio, state: spoolPath ? 'spooled' : 'none' };

@@ -191,7 +191,7 @@ const SNAPSHOT = object<RuntimeSnapshot>({
   // Read as it is: status formats it field by field and tolerates what is missing.
   link: optional((v) => v as LinkStatus),
   audio: optional(
-    object<AudioTakeCounts>({ linked: number(0), copied: number(0), copiedBytes: number(0), lastCopyWhy: (v) => (typeof v === 'string' ? v : null), lastCopyAt: numberOrNull, nearDir: (v) => (typeof v === 'string' ? v : null) }),
+    object<AudioTakeCounts>({ linked: number(0), referenced: number(0), copied: number(0), copiedBytes: number(0), lastCopyWhy: (v) => (typeof v === 'string' ? v : null), lastCopyAt: numberOrNull, nearDir: (v) => (typeof v === 'string' ? v : null) }),
   ),
 });
 

@@ -95,10 +95,10 @@ export interface StatusReport {
     } | null;
     /**
      * How the running daemon took the audio since its start, counted where it runs (in the
-     * unit's mount namespace): hard-linked (nothing written) or copied onto the card. null
+     * unit's mount namespace): hard-linked or held by reference (nothing written) or copied onto the card. null
      * without a running daemon; `audioCopy` above is then the estimate from this command's mounts.
      */
-    audioTaken: { linked: number; copied: number; copiedBytes: number; lastCopyWhy: string | null; lastCopyAt: string | null; nearDir: string | null } | null;
+    audioTaken: { linked: number; referenced: number; copied: number; copiedBytes: number; lastCopyWhy: string | null; lastCopyAt: string | null; nearDir: string | null } | null;
   };
   /** From the running daemon, else asked of the system now (timesyncd, timedatectl). */
   clock: { state: ClockState; source: 'daemon' | 'system' };
@@ -161,7 +161,7 @@ export async function collectStatus(options: CollectStatusOptions): Promise<Stat
   const linkPolicy = import('../upload/link-policy.js');
 
   const audioCopy = import('../system/audio-copy-cost.js')
-    .then((m) => m.audioCopyCost(config.input.dir, config.dataDir, null))
+    .then((m) => m.audioCopyCost(config.input.dir, config.dataDir, null, { analyzerKeepsAudio: config.input.format === 'results' }))
     .then((c) =>
       c.copies ? { why: c.why!, bytesPerRecording: c.bytesPerRecording, bytesPerDay: c.bytesPerDay, estimated: c.estimated, ramDiskAudio: config.input.ramDiskAudio } : null,
     );

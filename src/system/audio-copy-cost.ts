@@ -40,9 +40,19 @@ export const TYPICAL_WAV_BYTES = 15 * 48_000 * 2 + 44;
  * @param measuredBytes the average audio size of the queue's recent recordings, when known
  * @param mountinfo this process's mount table (`/proc/self/mountinfo`), for tests
  */
-export async function audioCopyCost(inputDir: string, dataDir: string, measuredBytes: number | null, mountinfo?: string, grant: typeof generatedGrant = generatedGrant): Promise<AudioCopyCost> {
+export async function audioCopyCost(
+  inputDir: string,
+  dataDir: string,
+  measuredBytes: number | null,
+  options: { mountinfo?: string; grant?: typeof generatedGrant; /** `input.format` is results: the analyzer keeps its audio. */ analyzerKeepsAudio?: boolean } = {},
+): Promise<AudioCopyCost> {
   const bytesPerRecording = measuredBytes && measuredBytes > 0 ? Math.round(measuredBytes) : TYPICAL_WAV_BYTES;
-  const { why, how } = await whyCopied(inputDir, dataDir, mountinfo, grant);
+  const found = await whyCopied(inputDir, dataDir, options.mountinfo, options.grant ?? generatedGrant);
+  // On one file system, where no link can be made, results mode holds a reference instead (ingest/spool.ts).
+  const { why, how } =
+    found.why && found.sameFileSystem && options.analyzerKeepsAudio
+      ? { why: null, how: `${found.why.replace(/, so the analyzer's audio is copied.*$|: the audio is linked in .*$/, '')}; in results mode the spool holds a reference to the analyzer's own file instead (checked by inode, size and modification time before it is encoded)` }
+      : found;
   return {
     copies: why !== null,
     why,
@@ -53,7 +63,7 @@ export async function audioCopyCost(inputDir: string, dataDir: string, measuredB
   };
 }
 
-async function whyCopied(inputDir: string, dataDir: string, given: string | undefined, grant: typeof generatedGrant): Promise<{ why: string | null; how: string | null }> {
+async function whyCopied(inputDir: string, dataDir: string, given: string | undefined, grant: typeof generatedGrant): Promise<{ why: string | null; how: string | null; sameFileSystem?: boolean }> {
   const [input, data] = await Promise.all([realPathOfExisting(inputDir), realPathOfExisting(dataDir)]);
   let table: string;
   try {
@@ -66,14 +76,14 @@ async function whyCopied(inputDir: string, dataDir: string, given: string | unde
   const b = mountOf(mounts, data);
   if (a && b && a.id !== b.id) {
     const ram = a.fsType === 'tmpfs' || a.fsType === 'ramfs';
-    return { why: `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`, how: null };
+    return { why: `input.dir ${inputDir} is on ${ram ? 'a RAM disk' : 'another mount'} (${a.point}, ${a.fsType}) than dataDir ${dataDir} (${b.point})`, how: null, sameFileSystem: a.dev === b.dev };
   }
   // The installed unit (systemd/station-agent.service): in its namespace the state
   // directory /var/lib/station-agent is a mount of its own (StateDirectory= under
   // ProtectSystem=strict), /home another (ProtectHome=read-only). The package's generator
   // lets the unit write input.dir (system/unit-access.ts), where the near spool then is.
   const owners = await hardLinkOwners(input, data);
-  if (owners) return { why: owners, how: null };
+  if (owners) return { why: owners, how: null, sameFileSystem: true };
   if (isUnder(data, UNIT_STATE_DIR) && !isUnder(input, data)) {
     const apart = `under the installed unit, dataDir ${dataDir} is a mount of its own (StateDirectory= under ProtectSystem=strict), apart from input.dir ${inputDir}`;
     const unit = unitOfStateDir(data);
@@ -85,13 +95,15 @@ async function whyCopied(inputDir: string, dataDir: string, given: string | unde
       };
     }
     const stale = given.folders.length > 0 ? `the generated drop-in lets ${unit} write ${given.folders.join(', ')}, not input.dir (the config changed since the last systemctl daemon-reload)` : given.why;
-    return { why: `${apart}: the audio is linked in ${inputDir}/.station-agent-spool only where the unit may write input.dir (ReadWritePaths=), else copied; ${stale}`, how: null };
+    return { why: `${apart}: the audio is linked in ${inputDir}/.station-agent-spool only where the unit may write input.dir (ReadWritePaths=), else copied; ${stale}`, how: null, sameFileSystem: true };
   }
   return { why: null, how: null };
 }
 
 interface Mount {
   id: string;
+  /** major:minor of the file system (a bind mount's is its source's). */
+  dev: string;
   point: string;
   fsType: string;
 }
@@ -104,7 +116,7 @@ function parseMountinfo(table: string): Mount[] {
     if (fields.length < 5 || dash < 0) continue;
     // Octal escapes (\040 for a space) in mount points.
     const point = fields[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
-    mounts.push({ id: fields[0], point, fsType: fields[dash + 1] ?? '' });
+    mounts.push({ id: fields[0], dev: fields[2], point, fsType: fields[dash + 1] ?? '' });
   }
   return mounts;
 }

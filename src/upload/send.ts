@@ -4,6 +4,7 @@ import type { UploadApi } from './ports.js';
 import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
+import { resolveSpoolAudio } from '../audio/audio-reference.js';
 import { AudioFileError } from '../audio/errors.js';
 import { NetworkError } from '../api/errors.js';
 import type { LinkGate } from './link-policy.js';
@@ -66,7 +67,8 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem, body:
   const flac = body.flac;
   if (flac && !ctx.link?.pacesAudio) return sendFromMemory(ctx, item, flac);
   // The day's count of the link policy is written with this upload's outcome (the uploader's commit).
-  const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: item.spoolPath };
+  // A FLAC spool file, or the analyzer's FLAC a spool reference names (its identity checked).
+  const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: (await resolveSpoolAudio(item.spoolPath)).path };
   const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined, sentBytes };
 }

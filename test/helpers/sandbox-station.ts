@@ -115,7 +115,7 @@ export function snapshotOf(dataDir: string): RuntimeSnapshot | null {
 }
 
 /** Waits until the daemon's snapshot counts `n` audio files taken (it writes the first link and the first copy at once, the rest within a minute). */
-export async function taken(s: SandboxStation, n: number, what: 'linked' | 'copied'): Promise<NonNullable<RuntimeSnapshot['audio']>> {
+export async function taken(s: SandboxStation, n: number, what: 'linked' | 'referenced' | 'copied'): Promise<NonNullable<RuntimeSnapshot['audio']>> {
   return until(
     `the daemon's snapshot counts ${n} ${what}`,
     () => {

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NEAR_SPOOL_NAME } from '../../src/ingest/spool.js';
@@ -14,8 +14,8 @@ import { SEED, seededRandom } from '../reliability/support/soak.js';
  * the package's generator (its own code, from the package) wrote `ReadWritePaths=` for it
  * (test/helpers/sandbox-station.ts, one file system). With the generated drop-in, every
  * recording's audio is linked, none is copied into dataDir, and the package's doctor says so
- * from the daemon's count; with the drop-in masked (as an operator may), every WAV is copied,
- * and doctor says that too.
+ * from the daemon's count; with the drop-in masked (as an operator may), no link is possible
+ * and results mode holds a reference to each analyzer's file instead: nothing copied either.
  */
 const ROOT = process.env.STATION_AGENT_PACKAGE_ROOT;
 const OPT = ROOT ? path.join(ROOT, 'opt/station-agent') : '';
@@ -78,16 +78,16 @@ describe.skipIf(!namespaces.ok || !ROOT)('the installed package\'s spool under t
     expect(check.data).toMatchObject({ measured: 'daemon', copied: 0 });
   });
 
-  it('with the drop-in masked: every WAV copied into dataDir, and doctor says so with the bytes', async () => {
+  it('with the drop-in masked: no link possible, each WAV held by reference to the analyzer\'s file (results mode), nothing copied; doctor agrees', async () => {
     const backlog = planBacklog({ count: 2, startMs: startDaysAgo(1), random: seededRandom(SEED) });
     const unit = await unitAsPackaged(true);
     const s = await sandboxStation(unit.mount, 'results', (dir) => writeBacklog(dir, backlog));
-    const audio = await taken(s, backlog.length, 'copied');
-    const bytes = backlog.reduce((sum, rec) => sum + statSync(path.join(s.inputDir, `${rec.base}.wav`)).size, 0);
-    expect(audio).toMatchObject({ linked: 0, copied: backlog.length, copiedBytes: bytes });
-    expect(cardSpool(s.dataDir)).toHaveLength(backlog.length);
+    const audio = await taken(s, backlog.length, 'referenced');
+    expect(audio).toMatchObject({ linked: 0, referenced: backlog.length, copied: 0, copiedBytes: 0 });
+    // Symbolic links only: not an audio byte in dataDir.
+    for (const f of cardSpool(s.dataDir)) expect(lstatSync(path.join(s.dataDir, 'spool', f)).isSymbolicLink(), f).toBe(true);
     const check = await doctorAudio(s);
-    expect(check.status, check.detail).toBe('warn');
-    expect(check.data).toMatchObject({ measured: 'daemon', copied: backlog.length, copiedBytes: bytes });
+    expect(check.status, check.detail).toBe('pass');
+    expect(check.data).toMatchObject({ measured: 'daemon', referenced: backlog.length, copied: 0 });
   });
 });

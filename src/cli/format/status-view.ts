@@ -37,10 +37,10 @@ export function renderStatus(report: StatusReport, s: Style): string[] {
   const free = d.freeBytes === null ? 'unknown' : d.low ? s.red(`${formatBytes(d.freeBytes)} (low)`) : formatBytes(d.freeBytes);
   rest.push(['Disk', `free ${free} on ${d.dataDir} (minimum ${formatBytes(d.minFreeBytes)}); spool ${d.spoolFiles} files, ${formatBytes(d.spoolBytes)}`]);
   const t = d.audioTaken;
-  if (t && t.linked + t.copied > 0) {
+  if (t && t.linked + t.referenced + t.copied > 0) {
     // What the running daemon did, in its own mount namespace: this, not the estimate below, is what the card took.
     const copied = t.copied > 0 ? s.yellow(`${t.copied} copied onto the card (${formatBytes(t.copiedBytes)}): ${t.lastCopyWhy ?? '-'}`) : 'none copied';
-    rest.push(['  audio taken', `since the daemon's start: ${t.linked} hard-linked${t.nearDir ? ` (in ${t.nearDir})` : ''}, ${copied}`]);
+    rest.push(['  audio taken', `since the daemon's start: ${t.linked} hard-linked${t.nearDir ? ` (in ${t.nearDir})` : ''}, ${t.referenced ? `${t.referenced} held by reference, ` : ''}${copied}`]);
   } else if (d.audioCopy) {
     const c = d.audioCopy;
     const cost = `${formatBytes(c.bytesPerDay)} a day (${formatBytes(c.bytesPerRecording)} per recording${c.estimated ? ', estimated' : ''})`;

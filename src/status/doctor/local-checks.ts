@@ -210,9 +210,9 @@ export async function queueCheck(config: Config): Promise<CheckResult> {
 export async function audioCopyCheck(config: Config): Promise<CheckResult> {
   const title = 'audio taken without a copy';
   const live = await runningDaemonAudio(config);
-  if (live && live.audio.linked + live.audio.copied > 0) return daemonAudioResult(config, live.pid, live.audio);
+  if (live && live.audio.linked + live.audio.referenced + live.audio.copied > 0) return daemonAudioResult(config, live.pid, live.audio);
   const { audioCopyCost } = await import('../../system/audio-copy-cost.js');
-  const cost = await audioCopyCost(config.input.dir, config.dataDir, null);
+  const cost = await audioCopyCost(config.input.dir, config.dataDir, null, { analyzerKeepsAudio: config.input.format === 'results' });
   const outside = live
     ? `measured from outside the daemon (pid ${live.pid} has taken no audio since its start)`
     : 'measured from outside the daemon (none running), in the mounts this command sees';
@@ -247,11 +247,15 @@ function gb(bytes: number): string {
 
 function daemonAudioResult(config: Config, pid: number, audio: AudioTakeCounts): CheckResult {
   const title = 'audio taken without a copy';
-  const taken = audio.linked + audio.copied;
+  const taken = audio.linked + audio.referenced + audio.copied;
   const data = { measured: 'daemon', pid, ...audio, ramDiskAudio: config.input.ramDiskAudio };
   const where = audio.nearDir ? ` (in ${audio.nearDir}, on input.dir's mount)` : '';
   if (audio.copied === 0) {
-    return result('audio-copy', title, 'pass', `the running daemon (pid ${pid}) hard-linked all ${taken} audio files it took since its start${where}: no audio written to the card`, null, data);
+    const how =
+      audio.referenced === 0
+        ? `hard-linked all ${taken} audio files it took since its start${where}`
+        : `took ${taken} audio files since its start without a copy: ${audio.referenced} held by reference to the analyzer's own file (results mode: checked by inode, size and modification time before it is encoded), ${audio.linked} hard-linked${where}`;
+    return result('audio-copy', title, 'pass', `the running daemon (pid ${pid}) ${how}: no audio written to the card`, null, data);
   }
   const per = audio.copiedBytes / audio.copied;
   return result(
@@ -287,7 +291,7 @@ async function runningDaemonAudio(config: Config): Promise<{ pid: number; audio:
     try {
       const snapshot = parseRuntimeSnapshot(getMeta(q, RUNTIME_META_KEY));
       if (!snapshot || daemonLiveness(snapshot).state !== 'running') return null;
-      return { pid: snapshot.pid, audio: snapshot.audio ?? { linked: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null } };
+      return { pid: snapshot.pid, audio: snapshot.audio ?? { linked: 0, referenced: 0, copied: 0, copiedBytes: 0, lastCopyWhy: null, lastCopyAt: null, nearDir: null } };
     } finally {
       q.close();
     }

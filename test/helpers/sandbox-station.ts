@@ -75,6 +75,8 @@ export async function sandboxStation(
   inputMount: InputMount | ((station: { inputDir: string; configPath: string }) => Exclude<InputMount, 'apart'>),
   format: 'results' | 'analyzerpi',
   before: (inputDir: string) => void = () => {},
+  /** How long the agent may take to start (emulated arm64 under load: minutes). */
+  startMs = 30_000,
 ): Promise<SandboxStation> {
   let input: InputMount = typeof inputMount === 'function' ? 'rw' : inputMount;
   const { dir: root, cleanup } = tempDir('sandbox-spool-');
@@ -100,7 +102,7 @@ export async function sandboxStation(
   closers.push(async () => {
     await agent.kill('SIGTERM');
   });
-  await agent.waitForLine(/station-agent running/, 30_000);
+  await agent.waitForLine(/station-agent running/, startMs);
   return { inputDir, dataDir, configPath, agent };
 }
 
@@ -115,14 +117,14 @@ export function snapshotOf(dataDir: string): RuntimeSnapshot | null {
 }
 
 /** Waits until the daemon's snapshot counts `n` audio files taken (it writes the first link and the first copy at once, the rest within a minute). */
-export async function taken(s: SandboxStation, n: number, what: 'linked' | 'referenced' | 'copied'): Promise<NonNullable<RuntimeSnapshot['audio']>> {
+export async function taken(s: SandboxStation, n: number, what: 'linked' | 'referenced' | 'copied', timeoutMs = 90_000): Promise<NonNullable<RuntimeSnapshot['audio']>> {
   return until(
     `the daemon's snapshot counts ${n} ${what}`,
     () => {
       const audio = snapshotOf(s.dataDir)?.audio;
       return audio && audio[what] >= n ? audio : undefined;
     },
-    90_000,
+    timeoutMs,
     () => `${JSON.stringify(snapshotOf(s.dataDir)?.audio)}\n${s.agent.lines.slice(-15).join('\n')}`,
   );
 }

@@ -2,6 +2,7 @@ import { accessSync, constants, lstatSync, mkdirSync, readFileSync, statSync, wr
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NEAR_SPOOL_NAME } from '../../src/ingest/spool.js';
+import { SLOW_MS } from '../helpers/installed-agent.js';
 import { tempDir } from '../helpers/paths.js';
 import { cardSpool, closeSandboxStations, doctorAudio, namespaces, sandboxStation, taken } from '../helpers/sandbox-station.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
@@ -68,26 +69,26 @@ describe.skipIf(!namespaces.ok || !ROOT)('the installed package\'s spool under t
   it('with the generated drop-in: links every WAV beside the analyzer\'s folder, nothing written to dataDir, and doctor agrees', async () => {
     const backlog = planBacklog({ count: 2, startMs: startDaysAgo(1), random: seededRandom(SEED) });
     const unit = await unitAsPackaged(false);
-    const s = await sandboxStation(unit.mount, 'results', (dir) => writeBacklog(dir, backlog));
+    const s = await sandboxStation(unit.mount, 'results', (dir) => writeBacklog(dir, backlog), SLOW_MS);
     expect(unit.dropIn()).toContain(`ReadWritePaths="-${s.inputDir}"`);
-    const audio = await taken(s, backlog.length, 'linked');
+    const audio = await taken(s, backlog.length, 'linked', SLOW_MS);
     expect(audio).toMatchObject({ linked: backlog.length, copied: 0, copiedBytes: 0, nearDir: path.join(s.inputDir, NEAR_SPOOL_NAME) });
     expect(cardSpool(s.dataDir)).toEqual([]);
     const check = await doctorAudio(s);
     expect(check.status, check.detail).toBe('pass');
     expect(check.data).toMatchObject({ measured: 'daemon', copied: 0 });
-  });
+  }, 3 * SLOW_MS);
 
   it('with the drop-in masked: no link possible, each WAV held by reference to the analyzer\'s file (results mode), nothing copied; doctor agrees', async () => {
     const backlog = planBacklog({ count: 2, startMs: startDaysAgo(1), random: seededRandom(SEED) });
     const unit = await unitAsPackaged(true);
-    const s = await sandboxStation(unit.mount, 'results', (dir) => writeBacklog(dir, backlog));
-    const audio = await taken(s, backlog.length, 'referenced');
+    const s = await sandboxStation(unit.mount, 'results', (dir) => writeBacklog(dir, backlog), SLOW_MS);
+    const audio = await taken(s, backlog.length, 'referenced', SLOW_MS);
     expect(audio).toMatchObject({ linked: 0, referenced: backlog.length, copied: 0, copiedBytes: 0 });
     // Symbolic links only: not an audio byte in dataDir.
     for (const f of cardSpool(s.dataDir)) expect(lstatSync(path.join(s.dataDir, 'spool', f)).isSymbolicLink(), f).toBe(true);
     const check = await doctorAudio(s);
     expect(check.status, check.detail).toBe('pass');
     expect(check.data).toMatchObject({ measured: 'daemon', referenced: backlog.length, copied: 0 });
-  });
+  }, 3 * SLOW_MS);
 });

@@ -18,6 +18,32 @@ export interface PreparerOptions {
   now?: () => number;
 }
 
+/**
+ * The encode step as the uploader drives it: how many of its slots the step holds, what it
+ * may take now, the hand-over of what is ready, and when a paused step starts again.
+ */
+export interface EncodeStep {
+  /** Encodes under way: each holds one of the uploader's slots. */
+  readonly inProgress: number;
+  /** Encoded recordings waiting for their claim: each holds a slot too. */
+  readonly ready: number;
+  /**
+   * What a new encode may take now: the recordings not to hand over again and the largest
+   * WAV it encodes into memory (larger ones wait for the spool compaction); null while it
+   * may start none (paused, memory full, stopped).
+   */
+  intake(): { exclude: number[]; maxBytes: number } | null;
+  /** Starts encoding these due WAV recordings (read, not claimed), as many as memory allows; how many started. */
+  start(items: readonly WavRecording[]): number;
+  /** Up to `max` encoded recordings, handed over for their claim; {@link EncodeStep.release} each once sent or let go. */
+  take(max: number): PreparedSoundscape[];
+  release(item: WavRecording): void;
+  /** When a paused step may start again (epoch ms), or null when it is not paused. */
+  readonly pausedUntilMs: number | null;
+  /** Stopping: no new encodes, and what is ready is dropped (the recordings stay `pending`). */
+  stop(): void;
+}
+
 /** The encoder's own failures pause the encode step, doubling from 1 s up to 5 min. */
 const PAUSE_MIN_MS = 1_000;
 const PAUSE_MAX_MS = 300_000;
@@ -34,7 +60,7 @@ const PAUSE_MAX_MS = 300_000;
  * (the flac program missing, the worker dead) pause the whole step with a backoff,
  * written nowhere: they are the station's, not the recording's.
  */
-export class SoundscapePreparer {
+export class SoundscapePreparer implements EncodeStep {
   private readonly encoding = new Map<number, WavRecording>();
   private readonly readyItems = new Map<number, PreparedSoundscape>();
   private readonly busy: Set<number>;
@@ -60,9 +86,8 @@ export class SoundscapePreparer {
     this.now = options.now ?? Date.now;
   }
 
-  /** The largest WAV encoded into memory (larger ones wait for the spool compaction). */
-  get maxBytes(): number {
-    return this.maxWavBytes;
+  intake(): { exclude: number[]; maxBytes: number } | null {
+    return this.canStart() ? { exclude: this.excluded(), maxBytes: this.maxWavBytes } : null;
   }
 
   /** Encodes under way: each holds one of the uploader's slots. */
@@ -126,15 +151,10 @@ export class SoundscapePreparer {
     this.busy.delete(item.id);
   }
 
-  /** Drops what waits for a claim (audio held back by the link policy): encoded again when it may go. */
-  discardReady(): void {
-    for (const item of this.take(Number.POSITIVE_INFINITY)) this.release(item);
-  }
-
   /** No new encodes; what is ready is dropped (the recordings stay `pending`, encoded again after a restart). */
   stop(): void {
     this.stopped = true;
-    this.discardReady();
+    for (const item of this.take(Number.POSITIVE_INFINITY)) this.release(item);
   }
 
   private async encodeOne(item: WavRecording): Promise<void> {

@@ -9,7 +9,7 @@ import type { UploadApi, UploadObserver } from './ports.js';
 import { SpeciesIdCache } from './reconcile.js';
 import { sendDetection, sendRecording, type SendContext, type SoundscapeBody } from './send.js';
 import { QueueTransitionError, type ClaimedDetection, type ItemKind, type RecordingItem } from '../queue/index.js';
-import type { PreparedSoundscape, SoundscapePreparer } from '../encode/soundscape-preparer.js';
+import type { EncodeStep, PreparedSoundscape } from '../encode/soundscape-preparer.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { LinkGate } from './link-policy.js';
 
@@ -52,7 +52,7 @@ export interface UploaderOptions {
    * The encode step (src/encode): WAV recordings are encoded into memory before their
    * claim and sent from there. Absent: only recordings whose spool file is FLAC go.
    */
-  soundscapes?: SoundscapePreparer;
+  soundscapes?: EncodeStep;
   now?: () => number;
 }
 
@@ -255,7 +255,8 @@ export class Uploader {
     const soundscapes = this.options.soundscapes;
     switch (step.step) {
       case 'discard-encoded':
-        soundscapes?.discardReady();
+        // Encoded again when audio may go.
+        if (soundscapes) for (const p of soundscapes.take(Number.POSITIVE_INFINITY)) soundscapes.release(p);
         return 0;
       case 'encoded': {
         const prepared = soundscapes ? this.claimPrepared(soundscapes, now, step.limit) : [];
@@ -271,9 +272,10 @@ export class Uploader {
         return items.length;
       }
       case 'encode': {
-        if (!soundscapes?.canStart()) return 0;
-        const exclude = [...soundscapes.excluded(), ...pass.toEncode];
-        const due = this.queue.wavRecordingsDue({ now, limit: step.limit, order: step.order, exclude, maxBytes: soundscapes.maxBytes });
+        const intake = soundscapes?.intake();
+        if (!soundscapes || !intake) return 0;
+        const exclude = [...intake.exclude, ...pass.toEncode];
+        const due = this.queue.wavRecordingsDue({ now, limit: step.limit, order: step.order, exclude, maxBytes: intake.maxBytes });
         if (due.length > 0) {
           pass.toEncode.push(...due.map((d) => d.id));
           pass.launches.push(() => void soundscapes.start(due));
@@ -294,7 +296,7 @@ export class Uploader {
    * fails its `pending` recording here, before any request; an `unknown` one is claimed
    * all the same, to be looked up at the service first (the earlier send may be there).
    */
-  private claimPrepared(soundscapes: SoundscapePreparer, now: number, limit: number): { claimed: RecordingItem; body: SoundscapeBody }[] {
+  private claimPrepared(soundscapes: EncodeStep, now: number, limit: number): { claimed: RecordingItem; body: SoundscapeBody }[] {
     const ready = soundscapes.take(limit);
     if (ready.length === 0) return [];
     const byId = new Map<number, PreparedSoundscape>(ready.map((p) => [p.id, p]));

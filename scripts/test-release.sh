@@ -170,6 +170,8 @@ cp -a "$BASE" "$ROOT"
 # /proc for the agent's Node.js; /dev is mmdebstrap's own device nodes. The repositories are
 # copied in (no bind mount of this machine's folders).
 mount -t proc proc "$ROOT/proc"
+# The machine's name, as a station's /etc/hosts has it (sudo looks it up).
+grep -qw "$(hostname)" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >>"$ROOT/etc/hosts"
 mkdir -p "$ROOT/srv"
 cp -a "$WORK/repo" "$WORK/repo-old" "$ROOT/srv/"
 
@@ -186,13 +188,15 @@ check "the .sources file names it in Signed-By" grep -qx 'Signed-By: /etc/apt/ke
 # A station with a token and a queue: a real result file, queued by the agent's own ingest.
 FIXTURE=$REPO/../shared/fixtures/real/birdnet-analyzer_ea464544_2022-03-02
 mkdir -p "$ROOT/srv-input"
-# Named by its recording start (YYYYMMDD_HHMMSS), as a recorder names its files.
+# Named by its recording start (YYYYMMDD_HHMMSS), as a recorder names its files. Its five
+# detections are all below the default input.minConfidence 0.7 (the queue stayed empty, and
+# the "queue kept" checks compared nothing): the config takes 0.1.
 cp "$FIXTURE/soundscape.BirdNET.results.csv" "$ROOT/srv-input/20250501_120000.BirdNET.results.csv"
 cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
 {
   "service": { "baseUrl": "http://127.0.0.1:9", "token": "release-test-token" },
   "station": { "latitude": 52.52, "longitude": 13.4, "timezone": "UTC" },
-  "input": { "dir": "/srv-input", "format": "results" },
+  "input": { "dir": "/srv-input", "format": "results", "minConfidence": 0.1 },
   "dataDir": "/var/lib/station-agent"
 }
 EOF

@@ -7,7 +7,7 @@ import type { RunningEmulator } from '@station-agent/emulator';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import { until } from '../helpers/until.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, serviceHoldings } from '../reliability/support/exactly-once.js';
 import { seededRandom } from '../reliability/support/soak.js';
 import { REAL_LABELS, TOKEN } from '../helpers/agent-world.js';
 import { startService, writeAgentConfig } from '../reliability/support/world.js';
@@ -33,14 +33,32 @@ if (!ROOT || !FROM || !TO) throw new Error('test/release runs through npm run te
 
 const run = promisify(execFile);
 /** A command in the root file system, asynchronous: the local service in this process must keep answering meanwhile. */
-async function inRoot(...command: string[]): Promise<string> {
+async function inRootOutput(...command: string[]): Promise<{ stdout: string; stderr: string }> {
   const env = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LC_ALL=C', 'DEBIAN_FRONTEND=noninteractive'];
-  const { stdout, stderr } = await run('chroot', [ROOT!, '/usr/bin/env', '-i', ...env, ...command], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return run('chroot', [ROOT!, '/usr/bin/env', '-i', ...env, ...command], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+async function inRoot(...command: string[]): Promise<string> {
+  const { stdout, stderr } = await inRootOutput(...command);
   return `${stdout}${stderr}`;
 }
 const inRootPath = (...parts: string[]) => path.join(ROOT, ...parts);
 const installed = async () => (await inRoot('dpkg-query', '-W', '-f=${Version}', 'station-agent')).trim();
 const standinLog = () => readFileSync(inRootPath('var/log/systemctl-standin.log'), 'utf8');
+
+type Counts = Record<string, number>;
+/**
+ * The queue's counts as the agent's own `status` reads them, run as the service's user: this
+ * process (root) must never open the queue itself, or SQLite's files it creates (the database
+ * before the daemon made it, the WAL while no agent runs during the upgrade) are root's, and
+ * the agent then cannot write its queue.
+ */
+async function queue(): Promise<{ soundscapes: Counts; detections: Counts } | undefined> {
+  const out = await inRootOutput('setpriv', '--reuid=station-agent', '--regid=station-agent', '--clear-groups', 'station-agent', 'status', '--offline', '--json').catch(() => null);
+  if (!out) return undefined;
+  const q = (JSON.parse(out.stdout) as { queue: { exists: boolean; soundscapes: Counts; detections: Counts } }).queue;
+  return q.exists ? q : undefined;
+}
+const open = (c: Counts) => (c.pending ?? 0) + (c.sending ?? 0) + (c.unknown ?? 0);
 
 let service: RunningEmulator;
 let client: ServiceClient;
@@ -82,14 +100,13 @@ describe('an upgrade through unattended-upgrades while uploads are in flight', (
     // The maintainer scripts ask systemd (here, its stand-in) where /run/systemd/system exists.
     mkdirSync(inRootPath('run/systemd/system'), { recursive: true });
     await inRoot('systemctl', 'start', 'station-agent.service');
-    const dataDir = inRootPath('var/lib/station-agent');
     await until(
       'a first upload, the rest still to go',
-      () => withQueue(dataDir, (q) => {
-        const c = queueCounts(q);
-        return (c.detections.uploaded ?? 0) + (c.recordings.uploaded ?? 0) > 0 ? c : undefined;
-      }),
-      120_000,
+      async () => {
+        const q = await queue();
+        return q && (q.detections.uploaded ?? 0) + (q.soundscapes.uploaded ?? 0) > 0 ? q : undefined;
+      },
+      180_000,
       () => readFileSync(inRootPath('var/log/station-agent.log'), 'utf8').split('\n').slice(-20).join('\n'),
     );
 
@@ -103,8 +120,7 @@ describe('an upgrade through unattended-upgrades while uploads are in flight', (
     expect(log, log).toMatch(new RegExp(`exited pid ${last} after \\d+\\.\\d s`));
     expect(log).not.toMatch(/SIGKILL/);
     const atStop = JSON.parse(readFileSync(inRootPath('var/log/station-agent-at-stop.json'), 'utf8')) as { queue: { soundscapes: Record<string, number>; detections: Record<string, number> } };
-    const open = (atStop.queue.soundscapes.pending ?? 0) + (atStop.queue.soundscapes.sending ?? 0) + (atStop.queue.detections.pending ?? 0) + (atStop.queue.detections.sending ?? 0);
-    expect(open, 'items still to upload when prerm stopped the agent').toBeGreaterThan(0);
+    expect(open(atStop.queue.soundscapes) + open(atStop.queue.detections), 'items still to upload when prerm stopped the agent').toBeGreaterThan(0);
     expect(log.slice(log.lastIndexOf(`SIGTERM pid ${last}`))).toMatch(/started pid \d+/);
     // What dpkg and the maintainer scripts printed (unattended-upgrades keeps it in its own log).
     const dpkgLog = readFileSync(inRootPath('var/log/unattended-upgrades/unattended-upgrades-dpkg.log'), 'utf8');
@@ -114,12 +130,11 @@ describe('an upgrade through unattended-upgrades while uploads are in flight', (
     const want = expectedCounts(expected);
     await until(
       'the new version uploads the rest',
-      () => withQueue(dataDir, (q) => {
-        const c = queueCounts(q);
-        const w = waiting(c);
-        return w.recordings + w.detections === 0 && (c.recordings.uploaded ?? 0) === want.recordings && (c.detections.uploaded ?? 0) === want.detections ? c : undefined;
-      }),
-      180_000,
+      async () => {
+        const q = await queue();
+        return q && open(q.soundscapes) + open(q.detections) === 0 && q.soundscapes.uploaded === want.recordings && q.detections.uploaded === want.detections ? q : undefined;
+      },
+      300_000,
       () => readFileSync(inRootPath('var/log/station-agent.log'), 'utf8').split('\n').slice(-30).join('\n'),
     );
     expect(exactlyOnce(expected, await serviceHoldings(client))).toEqual(EXACTLY_ONCE);

@@ -32,6 +32,10 @@ export interface BenchAgentConfig {
   upload?: Record<string, unknown>;
   /** Top-level sections set as they are (e.g. `audit`, `alerts`: the delivery section's on and off). */
   sections?: Record<string, unknown>;
+  /** `input.afterUpload` (default: the agent's, `keep`). */
+  afterUpload?: 'keep' | 'delete';
+  /** `metrics.listen` (default: the agent's, off). */
+  metricsListen?: string;
 }
 
 export interface WrittenAgentConfig {
@@ -55,7 +59,9 @@ export function writeAgentConfig(options: BenchAgentConfig): WrittenAgentConfig 
       minConfidence: options.minConfidence ?? 0.1,
       ...(options.stableMs !== undefined ? { stableMs: options.stableMs } : {}),
       ...(options.ramDiskAudio !== undefined ? { ramDiskAudio: options.ramDiskAudio } : {}),
+      ...(options.afterUpload !== undefined ? { afterUpload: options.afterUpload } : {}),
     },
+    ...(options.metricsListen !== undefined ? { metrics: { listen: options.metricsListen } } : {}),
     dataDir,
     upload: { concurrency: options.concurrency ?? 4, ...options.upload },
     clock: { requireSync: options.productionClock ? 'auto' : 'never' },

@@ -17,6 +17,7 @@ import { parseBenchOptions, type BenchOptions, type Section } from './options.js
 import { REPO_ROOT } from './proc.js';
 import { runQueueScale } from './queue-scale.js';
 import { runWrites } from './recording-writes.js';
+import { runSoak } from './soak.js';
 import { renderTable, type Figure } from './report.js';
 
 /** The version of the agent measured (the bench's own copy of src/version.ts would look beside bench/dist/). */
@@ -44,6 +45,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   writes: runWrites,
   names: runNames,
   delivery: runDelivery,
+  soak: runSoak,
 };
 
 async function main(): Promise<number> {

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names', 'delivery'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names', 'delivery', 'soak'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -44,6 +44,8 @@ export interface BenchOptions {
   backlogRecordings: number;
   /** Writes: recordings with the service up, and as many again while it is down (then drained). */
   writeRecordings: number;
+  /** Soak: analyzerpi recordings through one daemon in the unit's memory group. */
+  soakRecordings: number;
   /** Steady state: seconds of the window, and ms between recordings. */
   steadySec: number;
   steadyIntervalMs: number;
@@ -65,6 +67,7 @@ const FULL = {
   queueDetections: 1_000_000,
   backlogRecordings: 150,
   writeRecordings: 40,
+  soakRecordings: 20_000,
   steadySec: 600,
   steadyIntervalMs: 15_000,
   deliveryRecordings: 30,
@@ -81,6 +84,7 @@ const QUICK: typeof FULL = {
   queueDetections: 100_000,
   backlogRecordings: 10,
   writeRecordings: 5,
+  soakRecordings: 500,
   steadySec: 60,
   steadyIntervalMs: 2_000,
   deliveryRecordings: 5,
@@ -125,6 +129,7 @@ interface Flags {
   cpuProfile?: string;
   backlogRecordings?: number;
   writeRecordings?: number;
+  soakRecordings?: number;
   steadySec?: number;
   steadyIntervalMs?: number;
   deliveryRecordings?: number;
@@ -156,6 +161,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--status-runs <n>', 'queue scale: timed runs of status (median)', whole(1), 5)
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
     .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
+    .option('--soak-recordings <n>', "soak: analyzerpi recordings through one daemon in the unit's memory group, its memory sampled (full 20000, quick 500)", whole(1))
     .option('--steady-sec <s>', 'idle, then steady state: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
     .option('--steady-interval-ms <ms>', 'idle, then steady state: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
     .option('--delivery-recordings <n>', 'delivery: recordings uploaded by each daemon, the audit and heartbeat on and off, side by side (full 30, quick 5)', whole(1))
@@ -188,6 +194,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     statusRuns: f.statusRuns,
     backlogRecordings: f.backlogRecordings ?? size.backlogRecordings,
     writeRecordings: f.writeRecordings ?? size.writeRecordings,
+    soakRecordings: f.soakRecordings ?? size.soakRecordings,
     steadySec: f.steadySec ?? size.steadySec,
     steadyIntervalMs: f.steadyIntervalMs ?? size.steadyIntervalMs,
     deliveryRecordings: f.deliveryRecordings ?? size.deliveryRecordings,

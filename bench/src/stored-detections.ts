@@ -22,9 +22,12 @@ export interface CountingService {
   close(): Promise<void>;
 }
 
-/** `port`: 0 for a free one; a given one brings a stopped service back where the agent looks for it. */
-export async function startCountingService(port = 0): Promise<CountingService> {
-  const emulator = await startEmulator({ port, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }] });
+/**
+ * `port`: 0 for a free one; a given one brings a stopped service back where the agent looks for it.
+ * `mediaDir`: where it keeps the audio it receives (default: a temporary folder, removed at close).
+ */
+export async function startCountingService(port = 0, mediaDir?: string): Promise<CountingService> {
+  const emulator = await startEmulator({ port, stations: [{ token: BENCH_TOKEN, name: 'Bench station', ...STATION }], ...(mediaDir !== undefined && { dataDir: mediaDir }) });
   let stored = 0;
   let onStored: () => void = () => {};
   let timer: NodeJS.Timeout | undefined;

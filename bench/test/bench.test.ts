@@ -47,6 +47,7 @@ const TINY = [
   '--status-runs', '1',
   '--backlog-recordings', '1',
   '--write-recordings', '1',
+  '--soak-recordings', '2',
   '--steady-sec', '1',
   '--steady-interval-ms', '500',
   '--table-rows', '100',
@@ -92,6 +93,7 @@ describe('npm run bench (tiny sizes)', () => {
       'backlog.realTime',
       'memory.steadyVsBare',
       'ingest.table.peakRssMb',
+      'soak.plateauRss',
     ];
     if (existsSync(REAL_FIXTURES)) targeted.push('flac.speed', 'names.suggest500');
     for (const id of targeted) {
@@ -132,6 +134,9 @@ describe('npm run bench (tiny sizes)', () => {
       expect(byId.get(id)!.name, id).toMatch(/RssAnon [\d.]+ MB, RssFile [\d.]+ MB/);
     }
     expect(byId.get('memory.steadyRss')!.detail).toMatchObject({ recordings: 2, intervalMs: 500 });
+    // The soak: every recording through the daemon exactly once (else the section is not measured), its heap read from the metrics endpoint.
+    expect(byId.get('soak.plateauRss')!.detail).toMatchObject({ recordings: 2, detectionsPerRecording: 3, nodeOptions: unitNodeOptions() });
+    expect(byId.get('soak.heapUsedEnd')!.value).toBeGreaterThan(0);
     // The daemon's V8 flag in the same run: the agent with TurboFan on beside it, idle and through the steady state.
     for (const id of ['memory.idleRssTurbofan', 'memory.steadyRssTurbofan', 'cpu.steadyPerRecording', 'cpu.steadyPerRecordingTurbofan']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);

@@ -35,6 +35,8 @@ import { bytesWritten, isSync, parseTrace, straceArgs, type TracedCall } from '.
 const DETECTIONS_PER_RECORDING = 3;
 /** No traced write for this long: the agent is done with what it was given. */
 const QUIET_MS = 500;
+/** analyzerpi: the WAV is deleted this long after its JSON is written, as the analyzer does it (its own clock, not the agent's). */
+const ANALYZER_DELETES_AFTER_MS = 2_000;
 /**
  * A short probe interval and backoff, so that the drain starts within seconds of the
  * service's return (production: 60 s and 300 s). The failed attempts of the outage are
@@ -135,7 +137,8 @@ async function traceMode(mode: WritesMode, n: number, root: string, log: (line: 
     ...(ramDir ? { inputDir: ramDir } : {}),
     ...(keep ? { ramDiskAudio: 'keep' as const } : {}),
     // Files are dropped whole: the watcher's quiet period (2 s by default) would only add waiting.
-    stableMs: 200,
+    // analyzerpi keeps it: the analyzer's deletion of the WAV comes within it, as at a station.
+    ...(mode === 'results' ? { stableMs: 200 } : {}),
     upload: UPLOAD,
   });
   const traceFile = path.join(root, 'strace.txt');
@@ -324,8 +327,10 @@ async function dropRecording(d: Drop): Promise<void> {
     confidence: Number((0.5 + ((d.index * 7 + k * 13) % 50) / 100).toFixed(4)),
   }));
   dropWhole(d.inputDir, `${name}.json`, JSON.stringify({ file_name: `${name}.json`, timestamp: `${iso.slice(0, 19)}+00:00`, delay: 0, detections }));
-  await waitUntil(d.queued, 120_000, () => `the detections of ${name}.json were not queued within 2 min`);
+  // The analyzer deletes the WAV seconds after its JSON, whether the agent took it in yet or not.
+  await sleep(ANALYZER_DELETES_AFTER_MS);
   rmSync(wavPath);
+  await waitUntil(d.queued, 120_000, () => `the detections of ${name}.json were not queued within 2 min`);
 }
 
 /** Written beside, then renamed into place: the watcher sees whole files only. */

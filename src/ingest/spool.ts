@@ -2,6 +2,7 @@ import { linkSync, lstatSync, symlinkSync, unlinkSync, type Stats } from 'node:f
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { identityProblem, referenceName } from '../audio/audio-reference.js';
+import { syncDirectory } from '../audio/flac-encode-job.js';
 import { StationAgentError } from '../errors.js';
 import { diskFree, diskFreeSync } from '../system/disk.js';
 import type { ReadableFile } from '../system/regular-file.js';
@@ -311,6 +312,11 @@ export class Spool {
         await out.close();
       }
       await rename(part, dest);
+      // The rename made durable before the queue row that names `dest` is committed: a power
+      // cut must not keep the row and lose the name (issue 35). Copies only: a link, or the
+      // rename of one, writes no data (on ext4, the card's file system, the WAL's fsync then
+      // commits the journal that holds its folder entry; a folder fsync each would be a 4th).
+      await syncDirectory(path.dirname(dest));
       const t = this.taken;
       t.copied++;
       t.copiedBytes += pos;

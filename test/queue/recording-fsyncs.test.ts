@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
@@ -7,6 +8,7 @@ import { isSync, parseTrace } from '../../bench/src/write-cost.js';
 import { REAL_LABELS, TOKEN } from '../helpers/agent-world.js';
 import { buildCli, writeCliConfig } from '../helpers/cli.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
+import { addRealRecording } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
 import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
 
@@ -82,5 +84,63 @@ describe.skipIf(!HAS_STRACE)('fsyncs per recording, analyzerpi stream folder (st
     const files = syncs.map((c) => `${c.name} ${path.relative(dataDir, c.file!) || '(dataDir itself)'}`);
     expect(files.length, `${syncs.map((c) => `${c.time} ${c.name} ${c.file}`).join('\n')}\n${agent.lines.join('\n')}`).toBeLessThanOrEqual(3);
     expect(files.filter((f) => !/queue\.db(-wal)?$/.test(f)), 'folders or audio synced').toEqual([]);
+  }, 120_000);
+});
+
+/**
+ * A WAV copied into the spool (the analyzer's folder on another file system, a RAM disk) is
+ * written to `.part`, fsynced and renamed: the rename is made durable by a sync of the spool's
+ * folder before the row naming it is committed (issue 35: "fsync what is renamed into place").
+ */
+const RAM_DISK = '/dev/shm';
+const OTHER_FS = existsSync(RAM_DISK) && statSync(RAM_DISK).dev !== statSync(os.tmpdir()).dev;
+
+describe.skipIf(!HAS_STRACE || !OTHER_FS)('a WAV copied into the spool (strace)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let ram: string;
+  let emulator: RunningEmulator;
+  let agent: AgentProcess | undefined;
+
+  beforeAll(async () => {
+    await buildCli();
+    tmp = tempDir('spool-rename-');
+    ram = mkdtempSync(path.join(RAM_DISK, 'spool-rename-'));
+    emulator = await startEmulator({ port: 0, stations: [{ token: TOKEN, name: 'Test station', lat: 52.52, lon: 13.4, timezone: 'Europe/Berlin' }], labels: REAL_LABELS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await agent?.kill('SIGKILL');
+    await emulator?.close();
+    tmp?.cleanup();
+    if (ram) rmSync(ram, { recursive: true, force: true });
+  });
+
+  it('is renamed into place and its folder synced before the queue commit', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    const config = writeCliConfig(path.join(tmp.dir, 'config.json'), {
+      baseUrl: emulator.url,
+      token: TOKEN,
+      dataDir,
+      inputDir: ram,
+      extra: { input: { dir: ram, format: 'results', minConfidence: 0.1, labels: REAL_LABELS, stableMs: 200 }, clock: { requireSync: 'never' }, log: { level: 'info' } },
+    });
+    const trace = path.join(tmp.dir, 'strace.txt');
+    agent = startAgentProcess(config, {
+      wrap: (cli) => ({ command: 'strace', args: ['-f', '-qq', '-y', '-ttt', '-e', 'signal=none', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, ...cli] }),
+      env: { UV_USE_IO_URING: '0' },
+    });
+    await agent.waitForLine(/station-agent running/, 60_000);
+    addRealRecording(ram);
+    await agent.waitForLine(/recording queued/, 60_000);
+
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    const spool = path.join(dataDir, 'spool');
+    const renamed = lines.findIndex((l) => /rename/.test(l) && l.includes('.part"') && l.includes(`"${spool}/`));
+    expect(renamed, lines.filter((l) => /rename/.test(l)).join('\n')).toBeGreaterThan(-1);
+    const after = lines.slice(renamed + 1);
+    const folderSync = after.findIndex((l) => /^\d+\s+[\d.]+\s+fsync\(\d+<([^>]*)>\)/.exec(l)?.[1] === spool);
+    const walSync = after.findIndex((l) => /f(data)?sync\(\d+<[^>]*queue\.db-wal>\)/.test(l));
+    expect(folderSync, after.slice(0, 20).join('\n')).toBeGreaterThan(-1);
+    expect(folderSync).toBeLessThan(walSync);
   }, 120_000);
 });

@@ -6,16 +6,16 @@ import { setFlagsFromString } from 'node:v8';
  * TurboFan, the optimising compiler, is off for the daemon's process. The agent's heavy work
  * is native (libFLAC, SQLite, the sockets, Node's HTTP parser); its own code is glue run a
  * few hundred times per recording, one recording every 15 s on a station. TurboFan's compiles
- * cost more there than they return: the pages of the node binary it runs from stay resident,
- * the idle daemon's RssFile 43.3 against 39.8 MB with it, CPU per recording unchanged within
- * the noise. It starts compiling while the daemon's modules load, so the flag is set before.
+ * cost more there than they return: the bench's idle section runs the daemon with TurboFan on
+ * beside the one that ships, and on Node 26 it took more memory and more CPU per recording
+ * through the steady state (BENCHMARKS.md, "Node.js 26"). It starts compiling while the
+ * daemon's modules load, so the flag is set before.
  *
  * And Node's own modules are loaded before the flag: any V8 flag that is not its default (this
  * one, the heap sizes `--max-old-space-size`/`--max-semi-space-size` alike) changes the hash V8
  * checks a code cache against, and Node's modules (node:http, node:crypto, ...) come with a
  * code cache built under the default flags. Loaded after a flag, each is compiled from its
- * source: 22 of them took 27 against 9 ms of CPU here, and the daemon's restart 144 against
- * 110 ms in the bench's 0.1-CPU box. Hence the list below, the ones the daemon loads (its
+ * source at every start. Hence the list below, the ones the daemon loads (its
  * modules' imports, and what Node loads on their first use: `cluster` at a socket's listen,
  * `perf_hooks` at `performance.now()`); test/cli/lazy-loading.test.ts checks that the daemon
  * loads none after it, through a recording. One exception: a station in another zone than its

@@ -293,7 +293,10 @@ cp -a "$WORK/repo" "$ROOT/srv/"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >"$WORK/update-newer.log" 2>&1 || { cat "$WORK/update-newer.log"; die "apt-get update failed"; }
-install -m 0755 "$REPO/test/release/systemctl" "$ROOT/usr/local/sbin/systemctl"
+# In systemctl's own place (diverted, as Debian replaces a package's file): unattended-upgrade
+# runs dpkg, and so deb-systemd-invoke, with a PATH of its own, without /usr/local.
+inroot dpkg-divert --quiet --local --rename --divert /usr/bin/systemctl.real --add /usr/bin/systemctl
+install -m 0755 "$REPO/test/release/systemctl" "$ROOT/usr/bin/systemctl"
 [[ -f $REPO/dist/bundle/main.js ]] || (cd "$REPO" && npm run build >/dev/null)
 if (cd "$REPO" && STATION_AGENT_RELEASE_ROOT=$ROOT STATION_AGENT_RELEASE_FROM=$NEW STATION_AGENT_RELEASE_TO=$NEWER \
   npx vitest run --config test/release/vitest.config.ts); then

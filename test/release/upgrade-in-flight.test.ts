@@ -116,6 +116,7 @@ describe('an upgrade through unattended-upgrades while uploads are in flight', (
     // prerm stopped the running agent with uploads open, and it exited by itself; postinst started the new one.
     const log = standinLog();
     const stops = [...log.matchAll(/SIGTERM pid (\d+)/g)].map((m) => m[1]);
+    expect(stops.length, `prerm asked systemd to stop the agent:\n${log}`).toBeGreaterThan(0);
     const last = stops.at(-1)!;
     expect(log, log).toMatch(new RegExp(`exited pid ${last} after \\d+\\.\\d s`));
     expect(log).not.toMatch(/SIGKILL/);

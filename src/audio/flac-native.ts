@@ -102,19 +102,32 @@ export function loadNativeFlac(file?: string): Promise<NativeFlac> {
 }
 
 function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
+  /**
+   * libFLAC's encoder, finished and ready again: a successful finish() hands it back to its
+   * builder, which takes new settings and builds anew. Made once and reused, because each
+   * builder allocates a FLAC__StreamEncoder in native memory that only the garbage collector's
+   * finaliser frees, and V8 sees a small object: with the heap barely growing, no full
+   * collection came, and one encoder per recording grew the daemon's RssAnon by some 18 MB
+   * per 1,000 recordings (issue 35's soak: 47.7 to 138.8 MB over 5,000, `npm run bench --
+   * --only soak`). Encodes run one at a time (flac-encoder.ts).
+   */
+  let idle: AddonBuilder | null = null;
   return (params, onWrite, onStreamInfo) => {
     const { src, sampleRate, channels, bitsPerSample, compressionLevel, blockSize, totalSamples, md5 } = params;
     let encoder: AddonEncoder;
+    const reused = idle;
+    idle = null;
     try {
-      const builder = new api.EncoderBuilder()
+      const builder = (reused ?? new api.EncoderBuilder())
         .setChannels(channels)
         .setBitsPerSample(bitsPerSample)
         .setSampleRate(sampleRate)
         .setCompressionLevel(compressionLevel)
         .setBlocksize(blockSize)
         .setTotalSamplesEstimate(totalSamples);
-      // An addon without patches/' switch computes the MD5 whatever is asked.
-      if (!md5) builder.setDoMd5?.(false);
+      // An addon without patches/' switch computes the MD5 whatever is asked. Set either way:
+      // libFLAC's finish() resets every setting, but a builder is not reused after a failure.
+      builder.setDoMd5?.(md5);
       encoder = builder.buildWithStream(
           // A frame at a time (a few KB), a view of libFLAC's memory valid only inside the
           // callback: handed straight on (the job's sink copies it), not gathered here first.
@@ -153,7 +166,10 @@ function addonEncoder(api: AddonApi): FlacStreamEncoderFactory {
         return channels === 1 ? encoder.process([bytes], frames) : encoder.processInterleaved(bytes, frames);
       },
       finish: () => {
-        finished = encoder.finish() !== null;
+        const builder = encoder.finish();
+        finished = builder !== null;
+        // Only a builder whose encode ended well holds its encoder again, ready to be reused.
+        if (builder !== null) idle = builder as AddonBuilder;
         return finished;
       },
       state: () => (finished ? 'finished' : encoder.getResolvedStateString()),

@@ -32,8 +32,9 @@ const SYSTEM_FOLDERS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '
 /** The unit a config file in the configuration directory belongs to (station-agent.service's is config.json), or null. */
 export function unitOfConfig(file: string): string | null {
   if (file === 'config.json') return 'station-agent.service';
-  // station-agent@NAME reads %i.json, %i being the unescaped instance: a '-' in NAME would be a '/' there.
-  const m = /^([A-Za-z0-9][A-Za-z0-9_.]*)\.json$/.exec(file);
+  // station-agent@NAME reads %i.json, %i being the instance as the unit's name writes it; the
+  // names bin/install accepts for --station (letters, digits, '_', '.', '-') need no escaping.
+  const m = /^([A-Za-z0-9][A-Za-z0-9_.-]*)\.json$/.exec(file);
   return m ? `station-agent@${m[1]}.service` : null;
 }
 
@@ -125,7 +126,7 @@ const ETC_UNITS_DIR = '/etc/systemd/system';
 
 /** The installed unit whose state directory `dataDir` is (`StateDirectory=station-agent`, `station-agent/%i`), or null. */
 export function unitOfStateDir(dataDir: string): string | null {
-  const m = /^\/var\/lib\/station-agent(?:\/([A-Za-z0-9][A-Za-z0-9_.]*))?\/?$/.exec(dataDir);
+  const m = /^\/var\/lib\/station-agent(?:\/([A-Za-z0-9][A-Za-z0-9_.-]*))?\/?$/.exec(dataDir);
   if (!m) return null;
   return m[1] ? `station-agent@${m[1]}.service` : 'station-agent.service';
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDropIns, generatedGrant, INPUT_DROP_IN, unitOfStateDir } from '../../src/system/unit-access.js';
@@ -34,7 +34,8 @@ describe('the generator: write access to each station\'s input folders', () => {
     const w = world({
       'config.json': { input: { dir: '/srv/analyzer/output' } },
       'garden.json': { input: { dir: '/home/pi/BirdSongs/StreamData/', afterUpload: 'move', moveTo: '/home/pi/uploaded' } },
-      'keep-moveto.json': { input: { dir: '/srv/x', moveTo: '/srv/y' } },
+      'back-garden.json': { input: { dir: '/srv/x', moveTo: '/srv/y' } },
+      'not a station.json': { input: { dir: '/srv/z' } },
       'broken.json': '{ "input": ',
       'system.json': { input: { dir: '/etc' } },
       'relative.json': { input: { dir: 'output' } },
@@ -47,8 +48,10 @@ describe('the generator: write access to each station\'s input folders', () => {
       'ReadWritePaths="-/home/pi/BirdSongs/StreamData"',
       'ReadWritePaths="-/home/pi/uploaded"',
     ]);
-    // A '-' in a file name is a '/' in the instance's %i: no unit reads keep-moveto.json.
-    expect(existsSync(path.join(w.outDir, 'station-agent@keep-moveto.service.d'))).toBe(false);
+    // An instance named as bin/install names them (a '-' included); moveTo only with afterUpload move.
+    expect(readFileSync(dropIn(w.outDir, 'station-agent@back-garden.service'), 'utf8')).toMatch(/\nReadWritePaths="-\/srv\/x"\n$/);
+    // A file name no unit's %i.json can be (a space would need escaping in the unit's name): left alone.
+    expect(readdirSync(w.outDir).filter((d) => d.includes('not'))).toEqual([]);
     for (const name of ['broken', 'system', 'relative']) expect(existsSync(path.join(w.outDir, `station-agent@${name}.service.d`)), name).toBe(false);
     expect(said.join('\n')).toMatch(/broken\.json: not read/);
     expect(said.join('\n')).toMatch(/system\.json: \/etc is a system folder/);
@@ -71,6 +74,7 @@ describe('the generator: write access to each station\'s input folders', () => {
   it('the state directory names its unit', () => {
     expect(unitOfStateDir('/var/lib/station-agent')).toBe('station-agent.service');
     expect(unitOfStateDir('/var/lib/station-agent/garden')).toBe('station-agent@garden.service');
+    expect(unitOfStateDir('/var/lib/station-agent/back-garden')).toBe('station-agent@back-garden.service');
     expect(unitOfStateDir('/srv/station-agent')).toBeNull();
   });
 

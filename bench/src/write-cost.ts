@@ -5,7 +5,7 @@ import type { DrainChildArgs, DrainChildResult } from './drain-child.js';
 
 /**
  * What the agent costs the SD card, counted from the system calls themselves: a process
- * runs under `strace -f -y` ({@link STRACE_ARGS}), which logs every write and sync call of
+ * runs under `strace -f -y` ({@link straceArgs}), which logs every write and sync call of
  * it and its children (threads, the `flac` program) with the path behind each file
  * descriptor. The calls are then summed per file. Tracing slows the process, so a traced
  * run is never a timed one. Null where strace is not installed.
@@ -17,8 +17,9 @@ import type { DrainChildArgs, DrainChildResult } from './drain-child.js';
  * `-qq` and `signal=none` keep the log to the calls.
  */
 export const TRACED_CALLS = ['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2', 'copy_file_range', 'sendfile', 'fsync', 'fdatasync', 'sync_file_range', 'syncfs'] as const;
-export function straceArgs(traceFile: string): string[] {
-  return ['-f', '-qq', '-y', '-ttt', '-e', 'signal=none', '-e', `trace=${TRACED_CALLS.join(',')}`, '-o', traceFile];
+/** strace's options before the traced command: `calls` (by default TRACED_CALLS) of it and its children, into `traceFile`. */
+export function straceArgs(traceFile: string, calls: readonly string[] = TRACED_CALLS): string[] {
+  return ['-f', '-qq', '-y', '-ttt', '-e', 'signal=none', '-e', `trace=${calls.join(',')}`, '-o', traceFile];
 }
 
 const SYNC_CALLS = new Set(['fsync', 'fdatasync', 'syncfs']);

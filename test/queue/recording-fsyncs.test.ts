@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
-import { isSync, parseTrace } from '../../bench/src/write-cost.js';
+import { isSync, parseTrace, straceArgs } from '../../bench/src/write-cost.js';
 import { REAL_LABELS, TOKEN } from '../helpers/agent-world.js';
 import { buildCli, writeCliConfig } from '../helpers/cli.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
@@ -54,7 +54,7 @@ describe.skipIf(!HAS_STRACE)('fsyncs per recording, analyzerpi stream folder (st
     });
     const trace = path.join(tmp.dir, 'strace.txt');
     agent = startAgentProcess(config, {
-      wrap: (cli) => ({ command: 'strace', args: ['-f', '-qq', '-y', '-ttt', '-e', 'signal=none', '-e', 'trace=fsync,fdatasync,syncfs', '-o', trace, ...cli] }),
+      wrap: (cli) => ({ command: 'strace', args: [...straceArgs(trace, ['fsync', 'fdatasync', 'syncfs']), ...cli] }),
       env: { UV_USE_IO_URING: '0' },
     });
     await agent.waitForLine(/station-agent running/, 60_000);
@@ -126,7 +126,7 @@ describe.skipIf(!HAS_STRACE || !OTHER_FS)('a WAV copied into the spool (strace)'
     });
     const trace = path.join(tmp.dir, 'strace.txt');
     agent = startAgentProcess(config, {
-      wrap: (cli) => ({ command: 'strace', args: ['-f', '-qq', '-y', '-ttt', '-e', 'signal=none', '-e', 'trace=fsync,fdatasync,rename,renameat,renameat2', '-o', trace, ...cli] }),
+      wrap: (cli) => ({ command: 'strace', args: [...straceArgs(trace, ['fsync', 'fdatasync', 'rename', 'renameat', 'renameat2']), ...cli] }),
       env: { UV_USE_IO_URING: '0' },
     });
     await agent.waitForLine(/station-agent running/, 60_000);

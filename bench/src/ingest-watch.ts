@@ -10,6 +10,7 @@ import { IngestComponent } from '../../src/daemon/ingest.js';
 import { createIngestContext } from '../../src/ingest/context.js';
 import { markFileDone } from '../../src/queue/ingested-files.js';
 import { openQueue } from '../../src/queue/index.js';
+import { acquireDaemonLock } from '../../src/system/daemon-lock.js';
 import { writeAgentConfig } from './agent-config.js';
 import { benchWav } from './audio.js';
 import type { BenchOptions } from './options.js';
@@ -59,9 +60,10 @@ export async function runIngestWatch(options: BenchOptions, dir: string, log: (l
 async function measure(options: BenchOptions, dir: string, keptFiles: number): Promise<{ msPerRecording: number; userMs: number; systemMs: number; wallSec: number }> {
   const cfg = writeAgentConfig({ dir, serviceUrl: 'http://127.0.0.1:9', stableMs: options.stableMs, format: 'results' });
   const { config } = await loadConfig({ path: cfg.configPath, env: {} });
+  const lock = await acquireDaemonLock(cfg.dataDir, dir);
   const queue = openQueue(path.join(cfg.dataDir, 'queue.db'));
   const log = pino({ level: 'silent' });
-  const prepared = { ingest: await createIngestContext(config, queue, log), webhook: null };
+  const prepared = { ingest: await createIngestContext(config, queue, log), webhook: null, lock };
   const ctx = createStationContext({ config: new ConfigStore(config, cfg.configPath, {}, log), queue, log, prepared });
   const { bus } = ctx;
   let queued = 0;
@@ -110,6 +112,7 @@ async function measure(options: BenchOptions, dir: string, keptFiles: number): P
     writer.stdin.end();
     await ingest.stop();
     queue.close();
+    lock.release();
   }
 }
 

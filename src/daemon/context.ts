@@ -7,6 +7,7 @@ import type { IngestContext } from '../ingest/context.js';
 import { addLogSecrets, type Logger } from '../log/index.js';
 import { getMeta, metaLastWrittenAt, setMeta, type Queue } from '../queue/index.js';
 import type { ClockSyncState } from '../system/clock.js';
+import type { DaemonLock } from '../system/daemon-lock.js';
 import { ExpiryClock } from '../queue/expiry-clock.js';
 import { LinkPolicy, type LinkSettings } from '../upload/link-policy.js';
 import type { ConfigStore } from './config-store.js';
@@ -34,8 +35,8 @@ export interface StationContext {
   readonly link: LinkPolicy;
   /** The encode step between the queue and the upload (src/encode): the encoder component runs it, the uploader asks it. */
   readonly encode: EncodeStep;
-  /** What was read before any component, so a bad file fails the start (prepare.ts). */
-  readonly prepared: { ingest: IngestContext; webhook: WebhookOptions | null };
+  /** What was read or taken before any component, so a bad file or a held lock fails the start (prepare.ts). */
+  readonly prepared: { ingest: IngestContext; webhook: WebhookOptions | null; lock: DaemonLock };
   readonly options: ContextOptions;
 }
 

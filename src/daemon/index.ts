@@ -91,7 +91,7 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
 
   const { lock, queue, ingest, webhook } = await prepare(config, loaded.path ?? null, log);
   const store = new ConfigStore(config, loaded.path ?? null, loadOptions, log);
-  const ctx = createStationContext({ config: store, queue, log, prepared: { ingest, webhook }, options, redactNewTokens: !options.logger });
+  const ctx = createStationContext({ config: store, queue, log, prepared: { ingest, webhook, lock }, options, redactNewTokens: !options.logger });
   if (options.observer?.outcome) ctx.bus.on('outcome', (o) => options.observer?.outcome?.(o.kind, o.outcome, o.durationMs, o.bytes));
 
   const components = COMPONENTS.map((Type) => new Type(ctx));

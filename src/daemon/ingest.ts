@@ -61,6 +61,7 @@ export class IngestComponent implements Component {
       onStable: this.pairing.onStable,
       onSkip: (file, why) => log.warn({ file }, `skipped ${file}: ${why}`),
       onError: (err) => log.error(`watcher: ${err.message}`),
+      holdRoot: (dir) => ctx.prepared.lock.holdInput(dir),
     });
     ctx.state.publish('watcher', () => ({ ready: this.watcher.isReady, pending: this.watcher.pendingCount, dir: config.input.dir }));
     // Linked or copied, counted where the daemon runs (in the unit's mount namespace): what doctor and status report.

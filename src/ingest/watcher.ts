@@ -71,6 +71,13 @@ export interface WatcherOptions<T = true> {
   /** A file the watcher was following disappeared. */
   onVanish?: (file: string) => void;
   onError?: (err: Error) => void;
+  /**
+   * Asked before `dir` itself is watched as a folder not held before (at start, when it
+   * appears, when it was deleted and made again: the daemon's input-folder lock follows
+   * the folder, system/daemon-lock.ts). A rejection leaves it unwatched, said once through
+   * `onError`, and asked again at each rescan.
+   */
+  holdRoot?: (dir: string) => Promise<void>;
 }
 
 interface Pending<T> {
@@ -125,6 +132,11 @@ export class InputWatcher<T = true> {
   private saidWatchLimit = false;
   /** Counts the times files were left out: a folder looked at before the last one is looked at again. */
   private overflowEpoch = 0;
+  /** `dir`'s identity (`dev:ino`) that `holdRoot` took, and the last one it refused (said once). */
+  private rootHeld: string | null = null;
+  private rootRefused: string | null = null;
+  /** A `holdRoot` under way: walks started meanwhile wait for it rather than ask twice. */
+  private holding: Promise<boolean> | null = null;
 
   constructor(private readonly opts: WatcherOptions<T>) {}
 
@@ -441,6 +453,41 @@ export class InputWatcher<T = true> {
     this.walkSaying(this.opts.dir, 0);
   }
 
+  /** Whether `dir` may be watched: there, held (`holdRoot`) as it is now; or not there (the walk says so). */
+  private holdRootFolder(): Promise<boolean> {
+    const hold = this.opts.holdRoot;
+    if (!hold) return Promise.resolve(true);
+    let id: string;
+    try {
+      const st = statSync(this.opts.dir);
+      id = `${st.dev}:${st.ino}`;
+    } catch {
+      return Promise.resolve(true);
+    }
+    if (id === this.rootHeld) return Promise.resolve(true);
+    if (this.holding) return this.holding.then(() => this.holdRootFolder());
+    this.holding = hold(this.opts.dir)
+      .then(
+        () => {
+          this.rootHeld = id;
+          this.rootRefused = null;
+          return true;
+        },
+        (err: unknown) => {
+          if (this.rootRefused !== id) {
+            this.rootRefused = id;
+            const why = err instanceof Error ? err.message : String(err);
+            this.opts.onError?.(new Error(`${why} (this one does not watch it, and looks again at each rescan)`));
+          }
+          return false;
+        },
+      )
+      .finally(() => {
+        this.holding = null;
+      });
+    return this.holding;
+  }
+
   /** A walk started from an event: its error is said, never thrown. */
   private walkSaying(dir: string, depth: number): void {
     void this.walk(dir, depth).catch((err: unknown) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
@@ -466,6 +513,11 @@ export class InputWatcher<T = true> {
    */
   private async walk(dir: string, depth: number, rescan = false): Promise<void> {
     if (this.closed || depth > (this.opts.depth ?? MAX_DEPTH)) return;
+    if (depth === 0 && dir === this.opts.dir && !(await this.holdRootFolder())) {
+      this.unwatchFolder(dir);
+      this.lookOut(false);
+      return;
+    }
     const watched = this.watchFolder(dir, depth);
     if (depth === 0 && dir === this.opts.dir) this.lookOut(watched === null);
     if (!watched) return; // vanished or unreadable folder: the next rescan tries again

@@ -1,4 +1,4 @@
-import { mkdirSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -20,7 +20,11 @@ import { openSqlite } from './sqlite.js';
  *   folder can be deleted to take it from under us: a lock *file* can be (`rm
  *   daemon.lock` let a second daemon lock a new file of the same name, and both ran).
  *   The inode, not the path, names it: two paths to one folder (a symlink, a bind
- *   mount) meet at one name. Its holder answers a connection with its PID.
+ *   mount) meet at one name. Its holder answers a connection with its PID, and keeps
+ *   the folder open: an inode number names one folder only while that inode lives, and
+ *   a folder deleted under a running daemon would otherwise free its number for the
+ *   next folder made on that file system (ext4 hands it out again at once), whose
+ *   daemon the first one's socket would then refuse.
  * - SQLite's own POSIX (fcntl) lock on `<dataDir>/daemon.lock`: with
  *   `locking_mode=EXCLUSIVE`, the first write transaction takes the EXCLUSIVE lock and
  *   the connection keeps it until it closes. Abstract sockets are per network
@@ -57,7 +61,16 @@ export class DaemonLockError extends StationAgentError {
 
 export interface DaemonLock {
   readonly path: string;
-  /** Releases both locks (closing the connection drops the fcntl lock, closing the socket frees its name). Idempotent. */
+  /**
+   * Holds the input folder `dir` as it is now (its identity: a folder deleted and made
+   * again, or another one mounted over its path, is another folder), in place of the one
+   * held before; nothing when it is the one held already. Throws {@link DaemonLockError}
+   * when another daemon watches it, holding the one before. The watcher asks it each time
+   * it starts watching `input.dir` (at start, when it appears, when it was made again).
+   * A folder that is not there (or not readable) is not held: nothing is watched there.
+   */
+  holdInput(dir: string): Promise<void>;
+  /** Releases every lock (closing the connection drops the fcntl lock, closing the socket frees its name). Idempotent. */
   release(): void;
 }
 
@@ -66,30 +79,43 @@ export interface DaemonLock {
  * naming the holder. Two daemons with a dataDir each on one input folder would each queue
  * and upload every recording: the input folder (`inputDir`) is locked by its abstract
  * socket alone (nothing is written into the analyzer's folder). A folder that does not
- * exist yet is not locked.
+ * exist yet is locked when it appears ({@link DaemonLock.holdInput}).
  */
 export async function acquireDaemonLock(dataDir: string, inputDir?: string): Promise<DaemonLock> {
   const dir = path.resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, DAEMON_LOCK_FILE);
   const db = lockFile(dir, file);
-  const sockets: Server[] = [];
+  let own: HeldSocket | null = null;
+  let input: HeldSocket | null = null;
+  let released = false;
+  const holdInput = async (folder: string): Promise<void> => {
+    if (released) return;
+    const next = await lockSocket(path.resolve(folder), 'input.dir', input?.name);
+    if (next === 'held' || next === null) return;
+    if (released) return unlock(next); // released while the name was bound
+    unlock(input);
+    input = next;
+  };
   try {
-    const own = await lockSocket(dir, 'dataDir');
-    if (own) sockets.push(own);
-    const input = inputDir === undefined ? null : await lockSocket(path.resolve(inputDir), 'input.dir');
-    if (input) sockets.push(input);
+    const taken = await lockSocket(dir, 'dataDir');
+    own = taken === 'held' ? null : taken;
+    if (inputDir !== undefined) await holdInput(inputDir);
   } catch (err) {
-    for (const s of sockets) s.close();
+    unlock(own);
     db.close();
     throw err;
   }
   return {
     path: file,
+    holdInput,
     release: () => {
+      released = true;
       if (db.open) db.close();
       // Closing a listening socket frees its name at once (the fd is closed synchronously).
-      for (const s of sockets.splice(0)) s.close();
+      unlock(own);
+      unlock(input);
+      own = input = null;
     },
   };
 }
@@ -110,24 +136,57 @@ function lockFile(dir: string, file: string): Database.Database {
   }
 }
 
-/** The abstract socket's name for `dir` as a dataDir or an input folder: its identity on this machine, not its path. */
-function daemonSocketName(dir: string, key: 'dataDir' | 'input.dir' = 'dataDir'): string {
-  const st = statSync(dir, { bigint: true });
+/**
+ * The abstract socket's name for the folder open as `fd`, as a dataDir or an input folder:
+ * its identity on this machine, not its path. Read from the descriptor the lock keeps, so
+ * the name is that of the very inode held open (a stat by path could meet another folder
+ * renamed into place between the two).
+ */
+function daemonSocketName(fd: number, key: 'dataDir' | 'input.dir'): string {
+  const st = fstatSync(fd, { bigint: true });
   return `\0station-agent-${key === 'dataDir' ? 'daemon' : 'input'}:${st.dev}:${st.ino}`;
 }
 
 /** How long a refused start waits for the holder to say its PID. */
 const HOLDER_ANSWER_MS = 1_000;
 
-/** Binds the abstract socket (Linux only; elsewhere the file lock alone holds); null for a folder that is not there. */
-async function lockSocket(dir: string, key: 'dataDir' | 'input.dir'): Promise<Server | null> {
+/** A bound socket and the folder it names, held open while the lock is held. */
+interface HeldSocket {
+  readonly server: Server;
+  readonly folder: number;
+  readonly name: string;
+}
+
+function unlock(held: HeldSocket | null): void {
+  if (!held) return;
+  held.server.close();
+  closeSync(held.folder);
+}
+
+/**
+ * Binds the abstract socket of `dir` (Linux only; elsewhere the file lock alone holds);
+ * null for a folder that is not there, `held` when its name is `heldName` (this process
+ * holds it already).
+ */
+async function lockSocket(dir: string, key: 'dataDir' | 'input.dir', heldName?: string): Promise<HeldSocket | 'held' | null> {
   if (process.platform !== 'linux') return null;
-  let name: string;
+  let folder: number;
   try {
-    name = daemonSocketName(dir, key);
+    folder = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   } catch (err) {
-    if (key === 'input.dir') return null; // the watcher waits for it, and says so
-    throw err;
+    if (key === 'input.dir') return null; // not there, or not readable: the watcher waits for it, and says so
+    throw new DaemonLockFileError(dir, err);
+  }
+  let name = '';
+  try {
+    name = daemonSocketName(folder, key);
+  } catch (err) {
+    closeSync(folder);
+    throw new DaemonLockFileError(dir, err);
+  }
+  if (name === heldName) {
+    closeSync(folder);
+    return 'held';
   }
   const server = createServer((peer) => peer.end(`${process.pid}\n`));
   try {
@@ -139,12 +198,13 @@ async function lockSocket(dir: string, key: 'dataDir' | 'input.dir'): Promise<Se
       });
     });
   } catch (err) {
+    closeSync(folder);
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name), key);
     throw new DaemonLockFileError(`the abstract socket of ${dir}`, err);
   }
   server.on('error', () => {}); // a peer's reset must not crash the daemon
   server.unref(); // the lock never keeps the process alive by itself
-  return server;
+  return { server, folder, name };
 }
 
 /** The PID the socket's holder answers, or null when it says nothing in time. */

@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '@station-agent/emulator';
+import { acquireDaemonLock } from '../../src/system/daemon-lock.js';
 import { TOKEN } from '../helpers/agent-world.js';
 import { buildCli, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/paths.js';
 import { startAgentProcess, type AgentProcess } from '../reliability/support/agent-process.js';
 import { planBacklog, startDaysAgo, writeBacklog } from '../reliability/support/backlog.js';
-import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, waiting, withQueue } from '../reliability/support/exactly-once.js';
+import { EXACTLY_ONCE, exactlyOnce, expectedCounts, queueCounts, serviceHoldings, total, waiting, withQueue } from '../reliability/support/exactly-once.js';
 import { seededRandom } from '../reliability/support/soak.js';
 import { until } from '../helpers/until.js';
 import { startService, writeAgentConfig } from '../reliability/support/world.js';
@@ -156,4 +157,87 @@ describe('one daemon per input folder', () => {
     await next.waitForLine(/"msg":"station-agent running"/);
     expect((await next.kill('SIGTERM')).code).toBe(0);
   }, 120_000);
+});
+
+describe('the input folder made again, or made after the start', () => {
+  const recordingsIn = (dataDir: string) => withQueue(dataDir, (q) => total(queueCounts(q).recordings));
+
+  it('a folder deleted and made again is held by whichever daemon took it first; the other leaves it alone', async () => {
+    const input = path.join(root, 'input-remade');
+    mkdirSync(input);
+    const config = (name: string) =>
+      writeAgentConfig(path.join(root, `config-${name}.json`), { baseUrl: service.url, inputDir: input, dataDir: path.join(root, `data-${name}`), extra: { log: { level: 'info' } } });
+    const first = start(config('remade-1'));
+    await first.waitForLine(/"msg":"station-agent running"/);
+    rmSync(input, { recursive: true });
+    mkdirSync(input);
+    // The folder now is another one: a second daemon may take it (the first held the old one).
+    const second = start(config('remade-2'));
+    await second.waitForLine(/"msg":"station-agent running"/);
+    // The first finds the new folder at its next rescan (rescanIntervalSec 10) and is refused it.
+    await first.waitForLine(new RegExp(`another station-agent \\(pid ${second.pid}\\) is already watching input\\.dir ${input}.*this one does not watch it`), 60_000);
+    const recording = planBacklog({ count: 1, startMs: startDaysAgo(3), random: seededRandom(11), detectionsPerRecording: 1 });
+    writeBacklog(input, recording);
+    const uploaded = (dataDir: string) => withQueue(dataDir, (q) => queueCounts(q).recordings.uploaded ?? 0);
+    await until('the recording uploaded by the second', () => (uploaded(path.join(root, 'data-remade-2')) === 1 ? true : undefined), 60_000, () => second.lines.slice(-20).join('\n'));
+    // Before the lock followed the folder, the first watched the new folder too (inotify told
+    // both within the same 100 ms quiet time) and queued the recording as well.
+    expect(recordingsIn(path.join(root, 'data-remade-1'))).toBe(0);
+    expect((await second.kill('SIGTERM')).code).toBe(0);
+    expect((await first.kill('SIGTERM')).code).toBe(0);
+  }, 180_000);
+
+  it('a folder that appears after both started is watched by one of them only', async () => {
+    const input = path.join(root, 'input-late', 'birds');
+    const config = (name: string) =>
+      writeAgentConfig(path.join(root, `config-${name}.json`), { baseUrl: service.url, inputDir: input, dataDir: path.join(root, `data-${name}`), extra: { log: { level: 'info' } } });
+    const daemons = [start(config('late-1')), start(config('late-2'))];
+    for (const d of daemons) await d.waitForLine(/"msg":"station-agent running"/);
+    mkdirSync(input, { recursive: true });
+    const refused = await Promise.race(daemons.map((d, i) => d.waitForLine(/is already watching input\.dir/, 60_000).then(() => i)));
+    const watching = daemons[1 - refused];
+    expect(daemons[refused].lines.join('\n')).toContain(`another station-agent (pid ${watching.pid}) is already watching input.dir ${input}`);
+    const recording = planBacklog({ count: 1, startMs: startDaysAgo(4), random: seededRandom(13), detectionsPerRecording: 1 });
+    writeBacklog(input, recording);
+    const dataOf = (i: number) => path.join(root, `data-late-${i + 1}`);
+    await until('the recording uploaded by the one watching', () => (withQueue(dataOf(1 - refused), (q) => queueCounts(q).recordings.uploaded ?? 0) === 1 ? true : undefined), 60_000);
+    expect(recordingsIn(dataOf(refused))).toBe(0);
+    for (const d of daemons) expect((await d.kill('SIGTERM')).code).toBe(0);
+  }, 180_000);
+});
+
+describe('a folder deleted under a running daemon', () => {
+  it('does not lock out a folder made after it, which ext4 gives the freed inode number', async () => {
+    // The flake this pins: a test's daemon outlived its deleted temp folder, the next test's
+    // new folder got the inode number, and the new daemon was refused "already watching".
+    // The holder keeps its folders open, so their numbers stay taken while it runs.
+    const parent = path.join(root, 'reused');
+    mkdirSync(parent);
+    const made = (name: string) => {
+      const dir = path.join(parent, name);
+      mkdirSync(dir);
+      return { dir, ino: statSync(dir).ino };
+    };
+    const data = made('data-1');
+    const input = made('input-1');
+    const first = await acquireDaemonLock(data.dir, input.dir);
+    try {
+      rmSync(data.dir, { recursive: true });
+      rmSync(input.dir, { recursive: true });
+      // Without the folder held open, the next mkdir here takes the number just freed (checked
+      // when written: both new folders got their predecessor's inode, and acquire threw).
+      const nextData = made('data-2');
+      const nextInput = made('input-2');
+      expect([nextData.ino, nextInput.ino]).not.toContain(input.ino);
+      expect([nextData.ino, nextInput.ino]).not.toContain(data.ino);
+      const second = await acquireDaemonLock(nextData.dir, nextInput.dir);
+      second.release();
+    } finally {
+      first.release();
+    }
+    // Released, a folder's number is free again, and so is its lock.
+    const again = made('input-3');
+    const third = await acquireDaemonLock(path.join(parent, 'data-3'), again.dir);
+    third.release();
+  });
 });

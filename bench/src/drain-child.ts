@@ -45,7 +45,7 @@ async function drainAgent(args: Extract<DrainChildArgs, { mode: 'agent' }>): Pro
     import('../../src/log/index.js'),
     import('../../src/queue/index.js'),
   ]);
-  const logger = createLogger({ level: 'info', token: BENCH_TOKEN, destination: pino.destination({ dest: args.logFile, sync: true }) });
+  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: args.logFile, sync: true }) });
   const failures: DrainChildResult['failures'] = {};
   let done = 0;
   let lastProgress = Date.now();

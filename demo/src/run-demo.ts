@@ -80,7 +80,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     await writeFile(configPath, `${JSON.stringify(demoConfig(emulator.url, token, timezone, inputDir, path.join(root, 'agent-data')), null, 2)}\n`, { mode: 0o600 });
     // The analyzer's folder is there before the agent starts, as on a station (a missing one is warned about).
     await mkdir(inputDir);
-    const logger = createLogger({ level: 'debug', token, destination: { write: (line: string) => appendLine(logFile, line) } });
+    const logger = createLogger({ level: 'debug', destination: { write: (line: string) => appendLine(logFile, line) } });
     daemon = await startDaemon({ path: configPath, env: {}, logger });
 
     const plan = planSamples({ now: now(), zone: timezone });

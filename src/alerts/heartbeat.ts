@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { deadline } from '../system/deadline.js';
-import { redactText, redactUrl } from '../wire/redact.js';
+import { addUrlSecrets, redactText, redactUrl } from '../wire/redact.js';
 import { activeConditions, type ConditionInputs } from './conditions.js';
 import { post } from './webhook.js';
 
@@ -58,8 +58,9 @@ export function pingRequest(url: string, reason: string | null): { url: URL; met
  */
 export async function ping(url: string, reason: string | null, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const request = pingRequest(url, reason);
-  const parsed = new URL(url);
-  const secrets = [url, parsed.pathname.length > 1 ? parsed.pathname : undefined, parsed.search || undefined, request.url.href];
+  // The URL's path and query are in the registry, and with them every request made from it
+  // (its `/fail`, Uptime Kuma's status and message), which is not added: its message changes.
+  addUrlSecrets(url);
   const limit = deadline(timeoutMs, signal);
   try {
     const headers = { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'station-agent' };
@@ -67,7 +68,7 @@ export async function ping(url: string, reason: string | null, timeoutMs: number
     if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
   } catch (err) {
     const why = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
-    throw new Error(redactText(`heartbeat ${redactUrl(url)}: ${why}`, secrets));
+    throw new Error(redactText(`heartbeat ${redactUrl(url)}: ${why}`));
   } finally {
     limit.clear();
   }

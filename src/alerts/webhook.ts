@@ -1,7 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { redactText, redactUrl } from '../wire/redact.js';
+import { addSecret, addUrlSecrets, redactText, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
 import { deadline } from '../system/deadline.js';
 import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
@@ -18,8 +18,8 @@ import type { AlertNotice } from './alerter.js';
  * - anything else gets `event`, `state`, `station`, `reason`, `since` and `at`.
  *
  * The secret (read from `alerts.webhook.secretFile`) goes only into its header; the
- * URL is logged by its origin only (a Home Assistant webhook id is a secret too), and
- * every error is passed through the project's redaction with both.
+ * URL is logged by its origin only (a Home Assistant webhook id is a secret too); both
+ * are in the secret registry (src/wire/redact.ts), which every error passes through.
  */
 
 export interface AlertPayload {
@@ -77,8 +77,9 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
     ...Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v])),
   };
   if (options.secret) headers[options.secret.header.toLowerCase()] = `${options.secret.prefix}${options.secret.value}`;
-  const path = new URL(options.url).pathname;
-  const secrets = [options.secret?.value, path.length > 1 ? path : undefined];
+  // In the registry before anything could print them (the config's load added them too).
+  addSecret(options.secret?.value);
+  addUrlSecrets(options.url);
   // A total deadline, not only the socket's idle timeout: a receiver that sends its
   // headers and then one byte every 2 s held the queue, and every notice behind it, for ever.
   const timeout = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
@@ -88,7 +89,7 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
     if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
   } catch (err) {
     const reason = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
-    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${reason}`, secrets));
+    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${reason}`));
   } finally {
     limit.clear();
   }

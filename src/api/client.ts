@@ -228,7 +228,7 @@ export class ServiceClient {
 
   /**
    * Uses `token` for every request from now on (the daemon reloads a fixed token file
-   * without a restart). The replaced token stays among the secrets kept out of errors.
+   * without a restart). The replaced token stays in the secret registry (src/wire/redact.ts).
    */
   setToken(token: string): void {
     this.#t.setToken(token);

@@ -47,8 +47,6 @@ export interface WireRequest {
   /** The whole exchange's time limit, from the call to the complete response; also the socket's idle timeout during the exchange. */
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Strings that must never appear in an error message (the tokens). */
-  secrets: ReadonlyArray<string | undefined>;
 }
 
 export interface WireResponse {
@@ -219,10 +217,10 @@ function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse>
  * The ApiError for a transport failure. `started` says whether the request could have
  * been written (see the rule at the top of this file).
  */
-function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display' | 'secrets'>, forcedCode?: string): ApiError {
+function transportError(err: Error, started: boolean, req: Pick<WireRequest, 'display'>, forcedCode?: string): ApiError {
   const code = forcedCode ?? systemCode(err);
   const description = (code && DESCRIPTIONS[code]) ?? 'transport error';
-  const detail = redactText(err.message, req.secrets);
+  const detail = redactText(err.message);
   const suffix = `${code ? ` (${code})` : ''}${detail && detail !== description ? `: ${detail}` : ''}`;
   if (!started || (code !== undefined && CONNECT_PHASE_CODES.has(code))) {
     return new NetworkError(`request not sent: ${description}${suffix}`, req.display, code, { cause: err });

@@ -18,7 +18,6 @@ import { htmlTitle, looksLikeHtml as looksLikeHtmlText } from './answer.js';
 export interface ResponseContext {
   /** `METHOD /redacted/path` */
   display: string;
-  secrets: ReadonlyArray<string | undefined>;
 }
 
 export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<string, unknown> {
@@ -30,7 +29,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
     throw new OutcomeUnknownError(`HTTP ${res.status} with ${what} instead of the service's JSON`, ctx.display, 'ERR_BODY_NOT_JSON');
   }
   if (parsed.success === false) {
-    const safe = redactDeep(parsed, ctx.secrets);
+    const safe = redactDeep(parsed);
     const reason = describeBody(safe);
     throw new ServiceRejectedError(`HTTP ${res.status} with success: false${reason ? `: ${reason}` : ''}`, ctx.display, res.status, safe, 'success');
   }
@@ -40,7 +39,7 @@ export function readJsonObject(res: WireResponse, ctx: ResponseContext): Record<
 function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpStatusError {
   const text = res.body.toString('utf8');
   const html = looksLikeHtml(res, text);
-  const parsed = html ? null : redactDeep(parseJson(text), ctx.secrets);
+  const parsed = html ? null : redactDeep(parseJson(text));
   let serverMessage: string | undefined;
   let errors: Record<string, string[]> | undefined;
   if (isObject(parsed)) {
@@ -53,11 +52,11 @@ function httpStatusError(res: WireResponse, ctx: ResponseContext): HttpStatusErr
   }
   const location = header(res, 'location');
   // Redirects are not followed (a POST must not be replayed elsewhere); say where they point so a wrong baseUrl is obvious.
-  if (res.status >= 300 && res.status < 400 && location) serverMessage ??= `redirected to ${redactText(location, ctx.secrets)}`;
+  if (res.status >= 300 && res.status < 400 && location) serverMessage ??= `redirected to ${redactText(location)}`;
   return new HttpStatusError(ctx.display, {
     status: res.status,
     body: parsed ?? null,
-    serverMessage: serverMessage === undefined ? undefined : redactText(serverMessage, ctx.secrets),
+    serverMessage: serverMessage === undefined ? undefined : redactText(serverMessage),
     errors,
     html,
     retryAfterMs: parseRetryAfter(header(res, 'retry-after')),

@@ -4,7 +4,7 @@ import { VERSION } from '../version.js';
 import { ServiceRejectedError } from './errors.js';
 import { send } from './http.js';
 import { errorCode as codeOf } from '../errors.js';
-import { redactDeep, redactText, redactUrl, REDACTED } from '../wire/redact.js';
+import { addSecret, redactDeep, redactText, redactUrl, REDACTED } from '../wire/redact.js';
 import { readJsonObject } from './response.js';
 
 /**
@@ -92,7 +92,6 @@ export class Transport {
   readonly #prefix: string;
   #token: string | undefined;
   /** Tokens replaced by `setToken`: a request still in flight may carry one, so they stay secret. */
-  readonly #replaced: string[] = [];
   readonly #adminToken: string | undefined;
   readonly #stationId: number | undefined;
   readonly #pool: ConnectionPool;
@@ -117,6 +116,8 @@ export class Transport {
         throw new TypeError(`ServiceClient option "stationId" must be a positive integer, got ${String(stationId)}`);
       }
     }
+    // Before any request could put them into an error: the registry every message is cleared of.
+    addSecret(token, adminToken);
     this.#token = token;
     this.#adminToken = adminToken;
     this.#stationId = stationId;
@@ -130,17 +131,12 @@ export class Transport {
     });
   }
 
-  /** The secrets that must never appear in an error or a log line. */
-  get secrets(): ReadonlyArray<string | undefined> {
-    return [this.#token, this.#adminToken, ...this.#replaced];
-  }
-
   /** Replaces the station token for the requests that follow (the operator fixed the token file). */
   setToken(token: string): void {
     if (typeof token !== 'string' || token === '') throw new TypeError('ServiceClient token must be a non-empty string');
     if (this.#token === undefined) throw new TypeError('ServiceClient: setToken needs a client made with a station token');
     if (token === this.#token) return;
-    this.#replaced.push(this.#token);
+    addSecret(token);
     this.#token = token;
   }
 
@@ -151,8 +147,7 @@ export class Transport {
   async exchange(x: Exchange): Promise<ExchangeResult> {
     const { real, shown } = this.#paths(x);
     const query = x.query ?? '';
-    const secrets = this.secrets;
-    const display = redactText(`${x.method} ${shown}${query}`, secrets);
+    const display = redactText(`${x.method} ${shown}${query}`);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (this.#adminToken !== undefined) headers.authorization = `Bearer ${this.#adminToken}`;
     let body: string | Readable | Buffer | undefined;
@@ -169,7 +164,7 @@ export class Transport {
       bytesSent = x.stream.bytesSent;
     }
     const started = performance.now();
-    const ctx = { display, secrets };
+    const ctx = { display };
     let status = 0;
     let errorCode: string | undefined;
     try {
@@ -181,7 +176,6 @@ export class Transport {
         body,
         timeoutMs: x.timeoutMs,
         signal: x.signal,
-        secrets,
       });
       status = res.status;
       return { json: readJsonObject(res, ctx), status, display };
@@ -205,7 +199,7 @@ export class Transport {
 
   /** A ServiceRejectedError for a 2xx without the expected object (`field` names it), with the body redacted. */
   rejected(result: ExchangeResult, message: string, field: string): ServiceRejectedError {
-    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json, this.secrets), field);
+    return new ServiceRejectedError(message, result.display, result.status, redactDeep(result.json), field);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { StationAgentError, errorCode, errorMessage } from '../errors.js';
-import { redactDeep, redactSecrets } from '../wire/redact.js';
-import { secretsRead } from '../config/secrets-read.js';
+import { knownSecrets, redactDeep, redactSecrets } from '../wire/redact.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { writeJson } from './format/json.js';
 import { VERSION } from '../version.js';
@@ -66,15 +65,15 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
       return EXIT.OK;
     }
     // A message may show an argument or a setting the token was pasted into (a folder, a file name).
-    if (secretsRead().length === 0) await learnSecrets(argv);
-    const hide = (text: string) => redactSecrets(text, secretsRead());
+    if (knownSecrets().length === 0) await learnSecrets(argv);
+    const hide = (text: string) => redactSecrets(text);
     if (err instanceof CommanderError) {
       process.stderr.write(hide(usageErrors.splice(0).join('')));
       if (json) writeJson(process.stdout, { error: { code: 'ERR_USAGE', message: hide(err.message.replace(/^error: /, '')) } });
       return EXIT.USAGE;
     }
     process.stderr.write(hide(`station-agent: ${errorMessage(err)}\n`));
-    if (json) writeJson(process.stdout, { error: redactDeep(errorJson(err), secretsRead()) });
+    if (json) writeJson(process.stdout, { error: errorJson(err) });
     return exitCodeFor(err);
   }
 }
@@ -96,7 +95,7 @@ async function learnSecrets(argv: readonly string[]): Promise<void> {
     const { loadConfig } = await import('../config/load.js');
     await loadConfig({ path: named, cache: false, unreadableTokenFile: 'report' });
   } catch {
-    // Invalid or missing: whatever token it held was noted as it was read (config/secrets-read.ts).
+    // Invalid or missing: whatever token it held was added to the secret registry as it was read (src/wire/redact.ts).
   }
 }
 

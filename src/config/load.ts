@@ -4,10 +4,10 @@ import { isPlainObject } from './merge.js';
 import type { Config } from './schema.js';
 // Declared beside the validation that uses them (loaded lazily), so the two modules form no circle.
 import type { ConfigOverrides, TokenSource } from './validate.js';
-import { redactUrl } from '../wire/redact.js';
+import { addSecret, redactUrl } from '../wire/redact.js';
 import { SecretFileError, fileProblem, looseModeWarning, readSecretFile } from './secret-files.js';
 import { folderOverlapProblem } from './folder-overlap.js';
-import { MIN_SECRET_LENGTH, rememberSecret } from './secrets-read.js';
+import { addConfigSecrets } from './show.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
 import { DEFAULT_DATA_DIR } from './data-dir.js';
 import { configCacheKey, expectedDataDir, readConfigCache, schemaIdentity, writeConfigCache, type ConfigCacheEntry } from './cache.js';
@@ -87,8 +87,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
   // Known before anything is validated or checked: any message below may show a setting the token was pasted into.
   const rawService = fileValues?.service;
-  if (isPlainObject(rawService) && typeof rawService.token === 'string') rememberSecret(rawService.token);
-  rememberSecret(env.STATION_AGENT_TOKEN);
+  if (isPlainObject(rawService) && typeof rawService.token === 'string') addSecret(rawService.token);
+  addSecret(env.STATION_AGENT_TOKEN);
 
   const useCache = options.cache !== false;
   const cacheInputs = { file: filePath, fileValues, env, overrides: options.overrides, cwd };
@@ -120,7 +120,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   }
   const config: Config = structuredClone(entry.config);
   const warnings = [...noFile, ...entry.warnings, ...(validationFallback ? [validationFallback] : [])];
-  rememberSecret(token);
+  addSecret(token);
 
   let tokenProblem: string | null = null;
   if (entry.tokenSource === 'tokenFile' && config.service.tokenFile !== undefined) {
@@ -139,6 +139,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   } else {
     delete (config.service as { token?: string }).token;
   }
+  addConfigSecrets(config);
   const pasted = keysHoldingToken(config);
   if (pasted.length > 0) {
     throw new ConfigError(
@@ -162,14 +163,17 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   return { config, path: filePath, warnings, tokenSource: entry.tokenSource, tokenProblem, validationFallback };
 }
 
+/** A token this short is not looked for in other settings: a refusal for a common word would stop a station (no real token is that short). */
+const TOKEN_SEARCH_MIN_LENGTH = 8;
+
 /**
  * The keys, other than `service.token`, whose text holds the token: a folder named after it
  * would be printed and logged, a station name pushed to the service as its public name.
- * Tokens shorter than MIN_SECRET_LENGTH are not looked for (a test's `x` is everywhere).
+ * Tokens shorter than {@link TOKEN_SEARCH_MIN_LENGTH} are not looked for (a test's `x` is everywhere).
  */
 function keysHoldingToken(config: Config): string[] {
   const token = config.service.token;
-  if (!token || token.length < MIN_SECRET_LENGTH) return [];
+  if (!token || token.length < TOKEN_SEARCH_MIN_LENGTH) return [];
   const found: string[] = [];
   const walk = (value: unknown, key: string) => {
     if (typeof value === 'string') {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { StationAgentError, errorCode } from '../errors.js';
-import { rememberSecret } from './secrets-read.js';
+import { addSecret } from '../wire/redact.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileBounded } from '../system/regular-file.js';
 
 /**
@@ -64,7 +64,7 @@ export async function readSecretFile(key: string, file: string, options: ReadSec
   const value = text.trim();
   if (value === '') throw new SecretFileError(key, 'is empty');
   if (options.oneWord && /\s/.test(value)) throw new SecretFileError(key, 'must hold the secret alone (it has white space inside)');
-  rememberSecret(value);
+  addSecret(value);
   return { value, looseMode: looseModeText(mode, key, file) };
 }
 

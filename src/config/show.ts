@@ -1,4 +1,4 @@
-import { REDACTED, redactHeaderValues, redactUrl } from '../wire/redact.js';
+import { REDACTED, addSecret, addUrlSecrets, redactHeaderValues, redactUrl, urlPassword } from '../wire/redact.js';
 import type { Config } from './schema.js';
 
 /**
@@ -24,4 +24,18 @@ export function redactConfig(config: Config): Config {
   const heartbeat = copy.alerts.heartbeat;
   if (heartbeat.url !== null) heartbeat.url = redactUrl(heartbeat.url);
   return copy;
+}
+
+/**
+ * Adds the config's secrets to the process's registry (src/wire/redact.ts), which every
+ * log line, error, `--json` output and shown URL is cleared of: the token, a password in
+ * the service's or the broker's URL, and the webhook's and heartbeat's URLs whole (a Home
+ * Assistant webhook id or a healthchecks.io uuid is the credential). The secret files
+ * (`service.tokenFile`, `mqtt.passwordFile`, `alerts.webhook.secretFile`) are added as
+ * they are read (secret-files.ts). Called by every load of the config, before it is used.
+ */
+export function addConfigSecrets(config: Config): void {
+  addSecret(config.service.token, urlPassword(config.service.baseUrl), urlPassword(config.service.graphqlUrl), urlPassword(config.mqtt.url));
+  addUrlSecrets(config.alerts.webhook.url);
+  addUrlSecrets(config.alerts.heartbeat.url);
 }

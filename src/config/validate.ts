@@ -5,7 +5,7 @@ import { formatIssues } from './issues.js';
 import { deepMerge, deleteAt, getAt, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
-import { redactText, urlPassword } from '../wire/redact.js';
+import { addSecret, redactText, urlPassword } from '../wire/redact.js';
 
 /** Where the station token came from: `service.token` in the config file, the environment, or `service.tokenFile`. */
 export type TokenSource = 'file' | 'env' | 'tokenFile' | null;
@@ -75,12 +75,12 @@ export function validateLayers(inputs: LayerInputs): ValidatedLayers {
 
   const layers = [fileLayer, envLayer, flagLayer];
   // Problems never echo a token key's value; a token pasted into another key is removed too.
-  const secrets = [
+  addSecret(
     env.STATION_AGENT_ADMIN_TOKEN,
-    ...layers.map((l) => getAt(l.values, ['service', 'token'])),
+    ...layers.map((l) => asString(getAt(l.values, ['service', 'token']))),
     // A broker password written into mqtt.url is as secret as the token.
     ...layers.map((l) => urlPassword(asString(getAt(l.values, ['mqtt', 'url'])))),
-  ].filter((s): s is string => typeof s === 'string');
+  );
   const tokenWarning = settleTokenConflict(layers);
   if (tokenWarning) warnings.push(tokenWarning);
 
@@ -93,7 +93,7 @@ export function validateLayers(inputs: LayerInputs): ValidatedLayers {
 
   const parsed = configSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p, secrets));
+    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p));
     throw new ConfigError(problems, filePath, context);
   }
   const config = parsed.data;

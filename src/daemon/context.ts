@@ -4,7 +4,7 @@ import { createFlacEncoder, type FlacCompressionLevel, type FlacEncoder } from '
 import type { Config } from '../config/schema.js';
 import { SoundscapePreparer } from '../encode/soundscape-preparer.js';
 import type { IngestContext } from '../ingest/context.js';
-import { addLogSecrets, type Logger } from '../log/index.js';
+import type { Logger } from '../log/index.js';
 import { getMeta, metaLastWrittenAt, setMeta, type Queue } from '../queue/index.js';
 import type { ClockSyncState } from '../system/clock.js';
 import type { DaemonLock } from '../system/daemon-lock.js';
@@ -66,11 +66,9 @@ export interface ContextInputs {
   log: Logger;
   prepared: StationContext['prepared'];
   options?: ContextOptions;
-  /** A new token is a secret the logger redacts too (not when a test brings its own logger). */
-  redactNewTokens?: boolean;
 }
 
-/** Builds the context of one daemon run; the token of a reload reaches the client and the logger here, before any component. */
+/** Builds the context of one daemon run; the token of a reload reaches the client here, before any component (the config's load put it in the secret registry). */
 export function createStationContext(inputs: ContextInputs): StationContext {
   const { config: store, queue, log, prepared, options = {} } = inputs;
   const config = store.current;
@@ -89,7 +87,6 @@ export function createStationContext(inputs: ContextInputs): StationContext {
   store.subscribe((next, changed) => {
     const token = next.service.token;
     if (!token || !changed.has('service.token')) return;
-    if (inputs.redactNewTokens) addLogSecrets(log, token);
     client.setToken(token);
   });
   return { config: store, queue, log, bus, expiry, state, client, link, encode: encodeStep(config, log, bus), prepared, options };

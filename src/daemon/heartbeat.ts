@@ -1,7 +1,6 @@
 import { errorMessage } from '../errors.js';
-import { addLogSecrets } from '../log/index.js';
 import { getMeta, queueCounts } from '../queue/index.js';
-import { redactUrl } from '../wire/redact.js';
+import { addUrlSecrets, redactUrl } from '../wire/redact.js';
 import type { Component } from './component.js';
 import type { StationContext } from './context.js';
 
@@ -15,7 +14,7 @@ const PING_TIMEOUT_MS = 10_000;
  * clock held is a pause). Each ping runs apart from everything else (its own connection
  * and deadline; one at a time, a tick that finds the last one still out skips), so a
  * silent or stuck monitor never delays an upload. Its code is loaded only with a URL set,
- * and the URL is added to the logger's secrets before anything could log it.
+ * and the URL is in the secret registry before anything could log it.
  */
 export class HeartbeatComponent implements Component {
   readonly name = 'heartbeat';
@@ -31,14 +30,9 @@ export class HeartbeatComponent implements Component {
   start(): void {
     const { url, intervalSec } = this.ctx.config.current.alerts.heartbeat;
     if (!url) return;
-    const parsed = new URL(url);
-    // Nothing here logs more than the URL's origin; the logger removes the rest anyway, should
-    // a library's message carry it. (A test's own logger has no list: the origin rule holds alone.)
-    try {
-      addLogSecrets(this.ctx.log, url, parsed.pathname.length > 1 ? parsed.pathname : null, parsed.search || null);
-    } catch {
-      // A logger not made by createLogger (a test's): the origin-only rule holds alone.
-    }
+    // Nothing here logs more than the URL's origin; the secret registry removes the rest,
+    // should a library's message carry it. The config's load added it; a config handed in did not.
+    addUrlSecrets(url);
     this.timer = setInterval(() => void this.beat(), intervalSec * 1000);
     this.timer.unref();
     void this.beat();

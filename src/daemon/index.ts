@@ -85,13 +85,14 @@ export async function startDaemon(options: DaemonOptions = {}): Promise<RunningD
   const loadOptions: LoadConfigOptions = { validateApart: true, ...options };
   const loaded = await loadConfig(loadOptions);
   const { config } = loaded;
-  const token = requireToken(loaded);
-  const log = options.logger ?? createLogger({ level: config.log.level, token });
+  // Refuses to start without a token (the load put it in the secret registry).
+  requireToken(loaded);
+  const log = options.logger ?? createLogger({ level: config.log.level });
   for (const warning of loaded.warnings) log.warn(warning);
 
   const { lock, queue, ingest, webhook } = await prepare(config, loaded.path ?? null, log);
   const store = new ConfigStore(config, loaded.path ?? null, loadOptions, log);
-  const ctx = createStationContext({ config: store, queue, log, prepared: { ingest, webhook, lock }, options, redactNewTokens: !options.logger });
+  const ctx = createStationContext({ config: store, queue, log, prepared: { ingest, webhook, lock }, options });
   if (options.observer?.outcome) ctx.bus.on('outcome', (o) => options.observer?.outcome?.(o.kind, o.outcome, o.durationMs, o.bytes));
 
   const components = COMPONENTS.map((Type) => new Type(ctx));

@@ -1,1 +1,1 @@
-export { LOG_REDACT_KEYS, addLogSecrets, createLogger, type CreateLoggerOptions, type Logger } from './logger.js';
+export { createLogger, type CreateLoggerOptions, type Logger } from './logger.js';

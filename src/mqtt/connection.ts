@@ -29,7 +29,7 @@ export async function connectBroker(settings: BrokerSettings): Promise<BrokerCon
   try {
     client = await connectAsync(settings.url, settings.options, false);
   } catch (err) {
-    throw new MqttError('ERR_MQTT_BROKER', `cannot connect to the MQTT broker ${settings.displayUrl}: ${safeMessage(err, settings.secrets)}`, {
+    throw new MqttError('ERR_MQTT_BROKER', `cannot connect to the MQTT broker ${settings.displayUrl}: ${safeMessage(err)}`, {
       cause: err,
     });
   }
@@ -39,7 +39,7 @@ export async function connectBroker(settings: BrokerSettings): Promise<BrokerCon
     client.on('error', (err) => (lastError = err));
     client.once('close', () => {
       open = false;
-      const why = lastError ? safeMessage(lastError, settings.secrets) : 'the connection closed';
+      const why = lastError ? safeMessage(lastError) : 'the connection closed';
       resolve(new MqttError('ERR_MQTT_BROKER', `lost the MQTT broker ${settings.displayUrl}: ${why}`));
     });
   });
@@ -64,7 +64,7 @@ export async function connectBroker(settings: BrokerSettings): Promise<BrokerCon
         await Promise.race([client.publishAsync(topic, payload, options), lost, late]);
       } catch (err) {
         if (err instanceof MqttError) throw err;
-        throw new MqttError('ERR_MQTT_PUBLISH', `${topic}: ${safeMessage(err, settings.secrets)}`, { cause: err });
+        throw new MqttError('ERR_MQTT_PUBLISH', `${topic}: ${safeMessage(err)}`, { cause: err });
       } finally {
         limit.clear();
       }

@@ -1,24 +1,22 @@
 import type { IClientOptions } from 'mqtt';
 import type { MqttConfig } from '../config/schema.js';
-import { redactUrl, urlPassword } from '../wire/redact.js';
+import { addSecret, redactText, redactUrl, urlPassword } from '../wire/redact.js';
 import { fileProblem, readSecretFile } from '../config/secret-files.js';
 import { readRegularFileBounded } from '../system/regular-file.js';
-import { redactText } from '../wire/redact.js';
 import { MqttError } from './errors.js';
 
 /**
  * From the `mqtt` settings to the mqtt client's connect options: the password file and
  * the CA file are read here, at each connect (a password changed on disk is used on the
- * next reconnect). The result carries the secrets to scrub from every message and a
- * URL safe to show.
+ * next reconnect). The password (file or URL) is in the secret registry
+ * (src/wire/redact.ts) before the client could put it into a message; the result
+ * carries a URL safe to show.
  */
 export interface BrokerSettings {
   url: string;
   /** The URL as scheme, host and port (src/wire/redact.ts `redactUrl`): for logs, status and doctor. */
   displayUrl: string;
   options: IClientOptions;
-  /** The password (file or URL): never in a log line, an error or `--json`. */
-  secrets: string[];
   /** E.g. a password file other users can read. */
   warnings: string[];
   /** How long the broker has to acknowledge a publish (QoS 1 and 2). */
@@ -48,7 +46,7 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
   const passwordFile = mqtt.passwordFile ? await readSecretFile('mqtt.passwordFile', mqtt.passwordFile) : undefined;
   const password = passwordFile?.value;
   const ca = mqtt.caFile ? await readCaFile(mqtt.caFile) : undefined;
-  const secrets = [password, urlPassword(mqtt.url)].filter((s): s is string => typeof s === 'string' && s !== '');
+  addSecret(urlPassword(mqtt.url));
   const options: IClientOptions = {
     clientId: mqtt.clientId,
     protocolVersion: mqtt.version === '5' ? 5 : 4,
@@ -68,16 +66,15 @@ export async function brokerSettings(mqtt: MqttConfig, extras: BrokerSettingsExt
     url: mqtt.url,
     displayUrl: redactUrl(mqtt.url),
     options,
-    secrets,
     warnings: passwordFile?.looseMode ? [passwordFile.looseMode] : [],
     publishTimeoutMs: extras.publishTimeoutMs ?? PUBLISH_TIMEOUT_MS,
   };
 }
 
-/** `err`'s message without the broker's secrets. */
-export function safeMessage(err: unknown, secrets: readonly string[]): string {
+/** `err`'s message without the broker's password (or any other registered secret). */
+export function safeMessage(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return redactText(text, secrets);
+  return redactText(text);
 }
 
 /** A CA bundle is a few kilobytes; a bound keeps a wrong path (a log, a disk image) out of memory. */

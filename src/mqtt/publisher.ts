@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import type { Config } from '../config/index.js';
 import { redactUrl } from '../wire/redact.js';
 import { errorCode } from '../errors.js';
-import { addLogSecrets, type Logger } from '../log/index.js';
+import type { Logger } from '../log/index.js';
 import type { Queue } from '../queue/index.js';
 import type { RuntimeError, RuntimeSnapshot } from '../runtime/snapshot.js';
 import { reconnectDelay, type BackoffOptions } from '../system/backoff.js';
@@ -122,15 +122,12 @@ export class MqttPublisher {
     const { config, log, observer } = this.options;
     while (!this.stopping) {
       let conn: BrokerConnection | null = null;
-      let secrets: string[] = [];
       let connectedAt: number | null = null;
       try {
         const settings = await brokerSettings(config.mqtt, {
           will: { topic: this.topics.status, payload: Buffer.from(OFFLINE), qos: config.mqtt.qos, retain: true },
         });
-        secrets = settings.secrets;
         this.displayUrl = settings.displayUrl;
-        hideFromLog(log, secrets);
         // Settings are read at each connect: a warning is logged once, not at every reconnect.
         for (const w of settings.warnings) if (!this.warned.has(w) && this.warned.add(w)) log.warn(`mqtt: ${w}`);
         try {
@@ -145,7 +142,7 @@ export class MqttPublisher {
         await this.session(conn);
       } catch (err) {
         if (conn && !this.stopping) observer?.failed?.('publish');
-        this.lastError = { message: safeMessage(err, secrets), code: errorCode(err), at: Date.now() };
+        this.lastError = { message: safeMessage(err), code: errorCode(err), at: Date.now() };
         if (!this.stopping) log.warn({ code: this.lastError.code }, `mqtt: ${this.lastError.message}`);
       } finally {
         this.conn = null;
@@ -271,15 +268,6 @@ export class MqttPublisher {
       this.wakeOnStop = null;
       this.wakeOnNotify = null;
     });
-  }
-}
-
-function hideFromLog(log: Logger, secrets: readonly string[]): void {
-  if (secrets.length === 0) return;
-  try {
-    addLogSecrets(log, ...secrets);
-  } catch {
-    // A logger not made by createLogger (tests): messages are scrubbed at the source anyway.
   }
 }
 

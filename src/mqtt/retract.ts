@@ -36,17 +36,15 @@ export async function retractFromBroker(config: Config, queue: Queue, log: Logge
     );
     return 'no-url';
   }
-  let secrets: string[] = [];
   let conn: BrokerConnection | null = null;
   try {
     const settings = await brokerSettings(config.mqtt);
-    secrets = settings.secrets;
     conn = await connectBroker(settings);
     await clearRetained(conn, queue, { discovery: presence.discoveryTopics, retained: presence.retainedTopics }, config.mqtt.qos);
     log.info({ broker: settings.displayUrl, topics: presence.discoveryTopics.length + presence.retainedTopics.length }, 'mqtt: removed the station from the broker (MQTT is off)');
     return 'removed';
   } catch (err) {
-    log.warn(`mqtt: could not remove the station from the broker (tried again at the next start): ${safeMessage(err, secrets)}`);
+    log.warn(`mqtt: could not remove the station from the broker (tried again at the next start): ${safeMessage(err)}`);
     return 'failed';
   } finally {
     await conn?.end().catch(() => {});

@@ -66,12 +66,12 @@ export async function probeService(config: Config, options: { timeoutMs?: number
       tokenValid: refused ? false : null,
       status,
       latencyMs,
-      error: { code: 'ERR_HTTP_STATUS', message: redactText(detail, [token]) },
+      error: { code: 'ERR_HTTP_STATUS', message: redactText(detail) },
     };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const message = e.code === 'ETIMEDOUT' ? `no answer within ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
-    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactText(`${message} (${shown})`, [token]) } };
+    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactText(`${message} (${shown})`) } };
   }
 }
 

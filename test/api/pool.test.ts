@@ -117,7 +117,7 @@ describe('the keep-alive pool', () => {
 
 describe('the pool, its timers', () => {
   const get = (pool: ReturnType<typeof connectionPool>) =>
-    send(pool, { method: 'GET', path: '/api/v1/stats', display: 'GET /api/v1/stats', headers: {}, timeoutMs: 5_000, secrets: [] });
+    send(pool, { method: 'GET', path: '/api/v1/stats', display: 'GET /api/v1/stats', headers: {}, timeoutMs: 5_000 });
 
   it('an idle connection in the pool is closed after idleMs', async () => {
     const r = await receiver();

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError, NetworkError } from '../../src/api/errors.js';
-import { addLogSecrets, createLogger } from '../../src/log/logger.js';
+import { createLogger } from '../../src/log/logger.js';
+import { addSecret } from '../../src/wire/redact.js';
 
 const TOKEN = 'st-8c1f0e6a2b9d4477';
 const ADMIN = 'adm-51e0c9aa7f23';
 
-/** A logger writing into an array of parsed lines. */
+/** A logger writing into an array of parsed lines; `token` and `secrets` are put into the process's secret registry first. */
 function capture(options: { level?: string; token?: string; secrets?: string[] } = {}) {
   const raw: string[] = [];
+  addSecret(options.token, ...(options.secrets ?? []));
   const logger = createLogger({
     level: options.level ?? 'trace',
-    token: options.token,
-    secrets: options.secrets,
     destination: { write: (line: string) => void raw.push(line) },
   });
   // Parsed log lines are arbitrary JSON: tests walk into them freely.
@@ -122,12 +122,12 @@ describe('createLogger', () => {
     expect(text()).toContain('Invalid token <redacted>');
   });
 
-  it('scrubs child logger bindings and further secrets, also ones added later', () => {
+  it('scrubs child logger bindings and further secrets, also ones registered after the logger was made', () => {
     const { logger, text } = capture({ token: TOKEN, secrets: [ADMIN] });
     const child = logger.child({ url: `http://h/api/v1/stations/${TOKEN}/x`, auth: `Bearer ${ADMIN}` });
     child.info(`admin ${ADMIN} and token ${TOKEN}`);
     const later = 'late-secret-0a7e';
-    addLogSecrets(child, later);
+    addSecret(later);
     logger.info(`now ${later}`);
     child.info({ v: later }, 'child too');
     const out = text();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpStatusError } from '../../src/api/errors.js';
-import { REDACTED, redactDeep, redactText, redactUrl } from '../../src/wire/redact.js';
+import { MIN_SECRET_LENGTH, REDACTED, addSecret, addUrlSecrets, knownSecrets, redactDeep, redactSecrets, redactText, redactUrl } from '../../src/wire/redact.js';
 
 const TOKEN = 'abc/def+ghi';
 
@@ -15,15 +15,21 @@ describe('redactText', () => {
     expect(redactText('POST /api/v1/stations/<redacted>/detections')).toBe('POST /api/v1/stations/<redacted>/detections');
   });
 
-  it('replaces secrets (literal and URL-encoded) before cutting station segments', () => {
-    expect(redactText(`token ${TOKEN} or ${encodeURIComponent(TOKEN)}`, [TOKEN])).toBe('token <redacted> or <redacted>');
-    expect(redactText(`GET /api/v1/stations/${TOKEN}/stats`, [TOKEN])).toBe('GET /api/v1/stations/<redacted>/stats');
-    expect(redactText('a-secret and b-secret', ['a-secret', 'b-secret'])).toBe('<redacted> and <redacted>');
+  it('replaces registered secrets (literal and URL-encoded) before cutting station segments', () => {
+    expect(redactText(`token ${TOKEN}`)).toBe(`token ${TOKEN}`);
+    addSecret(TOKEN);
+    expect(redactText(`token ${TOKEN} or ${encodeURIComponent(TOKEN)}`)).toBe('token <redacted> or <redacted>');
+    expect(redactText(`GET /api/v1/stations/${TOKEN}/stats`)).toBe('GET /api/v1/stations/<redacted>/stats');
+    addSecret('a-secret', 'b-secret');
+    expect(redactText('a-secret and b-secret')).toBe('<redacted> and <redacted>');
   });
 
-  it('replaces a longer secret before one it contains, and ignores empty secrets', () => {
-    expect(redactText('key abcdef', ['abc', 'abcdef', '', null, undefined])).toBe('key <redacted>');
-    expect(redactText('/api/v1/species/14', [''])).toBe('/api/v1/species/14');
+  it('replaces a longer secret before one it contains, and ignores absent and too short ones', () => {
+    addSecret('wxyz', 'wxyz12', '', null, undefined, 'q'.repeat(MIN_SECRET_LENGTH - 1));
+    expect(redactText('key wxyz12')).toBe('key <redacted>');
+    expect(knownSecrets()).not.toContain('');
+    expect(knownSecrets()).not.toContain('q'.repeat(MIN_SECRET_LENGTH - 1));
+    expect(redactText('/api/v1/species/14 qqq')).toBe('/api/v1/species/14 qqq');
   });
 
   it('replaces URL userinfo and credential query values', () => {
@@ -31,6 +37,21 @@ describe('redactText', () => {
     expect(redactText('/api/v1/stations/s3cret/detections?token=x&limit=2')).toBe('/api/v1/stations/<redacted>/detections?token=<redacted>&limit=2');
     expect(redactText('/x?access_token=abc&key=k&page=2')).toBe('/x?access_token=<redacted>&key=<redacted>&page=2');
     expect(redactText('mail me at a@b.example')).toBe('mail me at a@b.example');
+  });
+});
+
+describe('the secret registry', () => {
+  it('a credential URL: whole, parsed, its path, query and password; a bare origin is no secret', () => {
+    addUrlSecrets('http://hook-user:hook-pass-41@receiver.example:8123/api/webhook/ha-id-77c1?k=q-secret-90');
+    addUrlSecrets('https://origin-only.example:9443');
+    const text = 'a library said: POST /api/webhook/ha-id-77c1?k=q-secret-90 to https://origin-only.example:9443 with hook-pass-41';
+    expect(redactSecrets(text)).toBe('a library said: POST <redacted><redacted> to https://origin-only.example:9443 with <redacted>');
+    expect(knownSecrets()).not.toContain('https://origin-only.example:9443');
+  });
+
+  it('text that is no URL is kept whole', () => {
+    addUrlSecrets('hc-ping.com/not-a-url-5f3a');
+    expect(redactSecrets('pinging hc-ping.com/not-a-url-5f3a')).toBe('pinging <redacted>');
   });
 });
 
@@ -46,7 +67,8 @@ describe('redactUrl', () => {
 describe('redactDeep', () => {
   it('copies objects with every string redacted, keys included, and leaves the original alone', () => {
     const body = { message: 'bad tok-1', errors: { 'tok-1': ['tok-1 unknown'] }, n: 3, list: ['x tok-1', null, true], c: `/stations/${TOKEN}/`, when: new Date(0) };
-    expect(redactDeep(body, ['tok-1', TOKEN])).toEqual({
+    addSecret('tok-1', TOKEN);
+    expect(redactDeep(body)).toEqual({
       message: 'bad <redacted>',
       errors: { '<redacted>': ['<redacted> unknown'] },
       n: 3,
@@ -67,7 +89,7 @@ describe('redactDeep', () => {
       retryAfterMs: undefined,
     });
     Object.defineProperty(err, 'cause', { value: new Error(`cause ${TOKEN}`), enumerable: false });
-    const out = redactDeep(err, [TOKEN]);
+    const out = redactDeep(err);
     expect(out).toBeInstanceOf(HttpStatusError);
     expect(out).not.toBe(err);
     expect(out.status).toBe(401);
@@ -83,7 +105,7 @@ describe('redactDeep', () => {
   it('reads a stack held by an accessor', () => {
     const err = new Error('plain');
     Object.defineProperty(err, 'stack', { get: () => `Error: ${TOKEN}\n    at x`, configurable: true });
-    expect(redactDeep(err, [TOKEN]).stack).toBe('Error: <redacted>\n    at x');
+    expect(redactDeep(err).stack).toBe('Error: <redacted>\n    at x');
   });
 
   it('summarises buffers and bounds cycles', () => {

@@ -57,9 +57,9 @@ interface Session {
 
 async function session(flags: ApiFlags, station: boolean, fn: (s: Session) => Promise<void>): Promise<void> {
   const loaded = await loadCliConfig(flags);
-  const { client, secrets } = await createCliClient(loaded, flags, station);
+  const { client } = await createCliClient(loaded, flags, station);
   try {
-    await fn({ client, out: createOutput(), clean: (value) => redactDeep(value, secrets) });
+    await fn({ client, out: createOutput(), clean: (value) => redactDeep(value) });
   } finally {
     await client.close();
   }

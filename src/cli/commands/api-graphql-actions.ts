@@ -6,7 +6,7 @@ import { loadCliConfig } from './support/context.js';
 import { UsageError } from './support/errors.js';
 import { fileProblem } from '../../config/secret-files.js';
 import { readRegularFileBounded } from '../../system/regular-file.js';
-import { redactText, type Secrets } from '../../wire/redact.js';
+import { redactText } from '../../wire/redact.js';
 
 export interface GraphqlQueryFlags {
   config?: string;
@@ -42,10 +42,11 @@ const QUERY_FILE_MAX_BYTES = 1024 * 1024;
 
 /**
  * The query text from `--query`: as given, `-` for stdin, `@file` from a regular file (a
- * FIFO would block the read until a writer came). `secrets`: the station token, redacted
- * from an error in case it was pasted as the file name.
+ * FIFO would block the read until a writer came). The station token (in the secret
+ * registry once the config is loaded) is redacted from an error in case it was pasted as
+ * the file name.
  */
-async function readQuery(source: string, secrets: Secrets): Promise<string> {
+async function readQuery(source: string): Promise<string> {
   if (source === '-') {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -56,7 +57,7 @@ async function readQuery(source: string, secrets: Secrets): Promise<string> {
     try {
       return (await readRegularFileBounded(file, QUERY_FILE_MAX_BYTES, { followSymlinks: true })).text;
     } catch (err) {
-      throw new UsageError(redactText(`--query ${source}: the file ${path.resolve(file)} ${fileProblem(err)}`, secrets));
+      throw new UsageError(redactText(`--query ${source}: the file ${path.resolve(file)} ${fileProblem(err)}`));
     }
   }
   return source;
@@ -64,7 +65,7 @@ async function readQuery(source: string, secrets: Secrets): Promise<string> {
 
 export async function graphqlAction(flags: GraphqlQueryFlags): Promise<void> {
   const loaded = await loadCliConfig(flags);
-  const query = await readQuery(flags.query, [loaded.config.service.token]);
+  const query = await readQuery(flags.query);
   if (query.trim() === '') throw new UsageError('--query is empty');
   const { graphqlUrl, timeoutMs } = loaded.config.service;
   const answer = await postGraphql(graphqlUrl, { query, variables: flags.variables, operationName: flags.operationName }, timeoutMs);

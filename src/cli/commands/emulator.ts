@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { Option, type Command } from 'commander';
 import { importDevPackage, LOCAL_SERVICE_PACKAGE, type LocalServiceOptions, type LocalServicePackage } from './support/dev-packages.js';
 import { examples, integerIn } from './support/options.js';
+import { addSecret } from '../../wire/redact.js';
 
 /** Flags of `station-agent emulator`, as commander hands them over: the local service's options, but `--token` and `--stations` by their flag names. */
 export interface EmulatorFlags extends Omit<LocalServiceOptions, 'tokens' | 'stationsFile' | 'logger'> {
@@ -35,9 +36,9 @@ export async function runEmulatorCommand(flags: EmulatorFlags, io: EmulatorComma
     import('pino'),
   ]);
   const tokens = flags.token ?? [];
+  addSecret(...tokens, flags.adminToken);
   const logger = createLogger({
     level: flags.verbose ? 'debug' : 'info',
-    secrets: [...tokens, flags.adminToken],
     destination: io.log ?? pino.destination({ dest: 2, sync: true }),
   });
   const emulator = await startEmulator({

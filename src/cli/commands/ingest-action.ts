@@ -28,7 +28,6 @@ export async function ingestAction(paths: string[], flags: IngestFlags): Promise
   const progress = await createProgress();
   const log = createLogger({
     level: flags.verbose ? 'info' : 'warn',
-    token: config.service.token,
     destination: new Writable({
       write(chunk: Buffer, _encoding, done) {
         progress.log(chunk.toString());

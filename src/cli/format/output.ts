@@ -1,6 +1,5 @@
 import { styleFor, type Style } from './style.js';
 import { writeJson, type TextSink } from './json.js';
-import { secretsRead } from '../../config/secrets-read.js';
 import { redactSecrets } from '../../wire/redact.js';
 
 /**
@@ -9,7 +8,7 @@ import { redactSecrets } from '../../wire/redact.js';
  * only the document. Each stream gets its own colours (one may be a terminal while
  * the other is piped).
  *
- * Everything written is cleared of the secrets the process has read (config/secrets-read.ts):
+ * Everything written is cleared of the secrets in the process's registry (src/wire/redact.ts):
  * a token pasted into `input.dir` or `dataDir` would otherwise be printed with the folder.
  */
 export interface Output {
@@ -51,9 +50,9 @@ export function createOutput(
   };
 }
 
-/** A sink that writes to `stream` what it is given, every secret read so far replaced by `<redacted>`. */
+/** A sink that writes to `stream` what it is given, every secret registered so far replaced by `<redacted>`. */
 function withoutSecrets(stream: TextSink): TextSink {
-  return { write: (chunk: string) => stream.write(redactSecrets(chunk, secretsRead())) };
+  return { write: (chunk: string) => stream.write(redactSecrets(chunk)) };
 }
 
 const guarded = new WeakSet<NodeJS.WriteStream>();

@@ -3,6 +3,7 @@ import { result, type CheckResult } from './types.js';
 import { connectBroker, type BrokerConnection } from '../../mqtt/connection.js';
 import { brokerSettings, safeMessage } from '../../mqtt/options.js';
 import { stationTopics } from '../../mqtt/topics.js';
+import { redactUrl } from '../../wire/redact.js';
 
 /**
  * `station-agent doctor`'s MQTT check (when `mqtt.enabled`): connect and
@@ -12,13 +13,11 @@ import { stationTopics } from '../../mqtt/topics.js';
 export async function mqttCheck(config: Config, timeoutMs: number): Promise<CheckResult> {
   const title = 'MQTT broker';
   if (!config.mqtt.enabled) return result('mqtt', title, 'skip', 'mqtt.enabled is false');
-  let secrets: string[] = [];
-  let display = config.mqtt.url ?? '';
+  let display = config.mqtt.url ? redactUrl(config.mqtt.url) : '';
   let conn: BrokerConnection | null = null;
   let stage = 'read the settings';
   try {
     const settings = await brokerSettings(config.mqtt, { connectTimeoutMs: timeoutMs });
-    secrets = settings.secrets;
     display = settings.displayUrl;
     stage = 'connect';
     conn = await connectBroker(settings);
@@ -35,7 +34,7 @@ export async function mqttCheck(config: Config, timeoutMs: number): Promise<Chec
       topic,
     });
   } catch (err) {
-    const message = safeMessage(err, secrets);
+    const message = safeMessage(err);
     return result('mqtt', title, 'fail', `${display}: cannot ${stage}: ${message}`, hint(message), { broker: display });
   } finally {
     await conn?.end().catch(() => {});

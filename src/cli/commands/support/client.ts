@@ -32,8 +32,6 @@ export function adminTokenFileOption(): Option {
 
 export interface CliClient {
   client: ServiceClient;
-  /** Secrets this client holds, for scrubbing anything printed. */
-  secrets: string[];
   /** `station <id>` or `this station`, for messages. */
   target: string;
 }
@@ -52,17 +50,16 @@ export async function createCliClient(loaded: LoadedConfig, flags: ClientFlags, 
     const adminToken = await readAdminToken(flags.adminTokenFile);
     return {
       client: createServiceClient({ ...common, adminToken, stationId: flags.stationId }),
-      secrets: [adminToken],
       target: `station ${flags.stationId}`,
     };
   }
   const token = loaded.config.service.token;
   if (!station) {
-    return { client: createServiceClient({ ...common, ...(token ? { token } : {}) }), secrets: token ? [token] : [], target: 'the service' };
+    return { client: createServiceClient({ ...common, ...(token ? { token } : {}) }), target: 'the service' };
   }
   const { requireToken } = await import('../../../config/index.js');
   const required = requireToken(loaded);
-  return { client: createServiceClient({ ...common, token: required }), secrets: [required], target: 'this station' };
+  return { client: createServiceClient({ ...common, token: required }), target: 'this station' };
 }
 
 async function readAdminToken(file: string | undefined): Promise<string> {

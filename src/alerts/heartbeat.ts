@@ -1,8 +1,6 @@
-import { errorMessage } from '../errors.js';
-import { deadline } from '../system/deadline.js';
-import { addUrlSecrets, redactText, redactUrl } from '../wire/redact.js';
+import { addUrlSecrets, redactUrl } from '../wire/redact.js';
 import { activeConditions, type ConditionInputs } from './conditions.js';
-import { post } from './webhook.js';
+import { notifyReceiver } from './receiver.js';
 
 /**
  * The heartbeat (`alerts.heartbeat`): a dead-man's switch. While the agent is healthy it
@@ -52,24 +50,15 @@ export function pingRequest(url: string, reason: string | null): { url: URL; met
 }
 
 /**
- * One ping within `timeoutMs` in all (system/deadline.ts), however slowly the monitor
- * answers, over a connection of its own. Throws an Error that names the monitor by its
- * origin only.
+ * One ping within `timeoutMs` in all, however slowly the monitor answers, over a
+ * connection of its own (receiver.ts). Throws an Error that names the
+ * monitor by its origin only.
  */
 export async function ping(url: string, reason: string | null, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const request = pingRequest(url, reason);
   // The URL's path and query are in the registry, and with them every request made from it
   // (its `/fail`, Uptime Kuma's status and message), which is not added: its message changes.
   addUrlSecrets(url);
-  const limit = deadline(timeoutMs, signal);
-  try {
-    const headers = { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'station-agent' };
-    const status = await post(request.url, headers, request.body, timeoutMs, limit.signal, request.method);
-    if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
-  } catch (err) {
-    const why = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
-    throw new Error(redactText(`heartbeat ${redactUrl(url)}: ${why}`));
-  } finally {
-    limit.clear();
-  }
+  const headers = { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'station-agent' };
+  await notifyReceiver(`heartbeat ${redactUrl(url)}`, request.url, { method: request.method, headers, ...(request.body ? { body: request.body } : {}) }, timeoutMs, signal);
 }

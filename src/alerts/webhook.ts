@@ -1,11 +1,11 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { addSecret, addUrlSecrets, redactText, redactUrl } from '../wire/redact.js';
+import { addSecret, addUrlSecrets, redactUrl } from '../wire/redact.js';
 import { errorMessage } from '../errors.js';
-import { deadline } from '../system/deadline.js';
 import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
 import type { AlertNotice } from './alerter.js';
+import { notifyReceiver } from './receiver.js';
 
 /**
  * The alert webhook: one JSON POST per notice. The payload is meant to be useful
@@ -80,52 +80,8 @@ export async function postAlert(options: WebhookOptions, payload: AlertPayload, 
   // In the registry before anything could print them (the config's load added them too).
   addSecret(options.secret?.value);
   addUrlSecrets(options.url);
-  // A total deadline, not only the socket's idle timeout: a receiver that sends its
-  // headers and then one byte every 2 s held the queue, and every notice behind it, for ever.
-  const timeout = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-  const limit = deadline(timeout, signal);
-  try {
-    const status = await post(new URL(options.url), headers, JSON.stringify(payload), timeout, limit.signal);
-    if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
-  } catch (err) {
-    const reason = limit.expired ? errorMessage(limit.signal.reason) : errorMessage(err);
-    throw new Error(redactText(`alert webhook ${redactUrl(options.url)}: ${reason}`));
-  } finally {
-    limit.clear();
-  }
-}
-
-/**
- * One POST (or, for the heartbeat, GET) over a connection of its own (alerts are rare; nothing to keep alive), with
- * Node's own client; `node:https` is loaded only for an https receiver. Resolves with the
- * status once the answer's body ended, passed 64 KiB, or was cut by `signal`: the status
- * is the receiver's answer, so a 2xx whose body still trickles at the deadline was
- * delivered (sending it again would only repeat the notice).
- */
-export async function post(url: URL, headers: Record<string, string>, body: string, idleMs: number, signal: AbortSignal, method: 'POST' | 'GET' = 'POST'): Promise<number> {
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  return new Promise<number>((resolve, reject) => {
-    let status: number | undefined;
-    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, agent: false, signal, timeout: idleMs });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no data for ${idleMs} ms`), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => (status === undefined ? reject(err) : resolve(status)));
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      const done = (): void => {
-        resolve(status as number);
-        res.destroy();
-      };
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > 64 * 1024) done();
-      });
-      res.on('end', done);
-      res.on('error', done);
-      res.on('close', done);
-    });
-    req.end(body);
-  });
+  const request = { method: 'POST' as const, headers, body: JSON.stringify(payload) };
+  await notifyReceiver(`alert webhook ${redactUrl(options.url)}`, new URL(options.url), request, options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS, signal);
 }
 
 export interface DeliveryOptions {

@@ -3,14 +3,17 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { NetworkError, OutcomeUnknownError } from './errors.js';
 import type { ApiError } from './errors.js';
-import type { ConnectionPool } from './pool.js';
+import { connectionPool, type ConnectionPool } from './pool.js';
 import { deadline } from '../system/deadline.js';
 import { redactText } from '../wire/redact.js';
 
 /**
  * One HTTP exchange over a keep-alive pool of Node's own client (pool.ts), and the
- * classification of its transport failures. This is the core of exactly-once uploads,
- * so the rule is stated once, here:
+ * classification of its transport failures: the one request path of the agent. The
+ * service's REST client sends through `send`; the status probe, the alert webhook and
+ * the heartbeat through `sendOnce` (a connection of their own), each with its per-use
+ * options (`timeoutMs`, `maxResponseBytes`, `statusSuffices`). This is the core of
+ * exactly-once uploads, so the rule is stated once, here:
  *
  *   A failure is `NetworkError` (safe to retry) only when we can *prove* no byte of
  *   the request was written. Node writes a request to its socket when the socket is
@@ -47,12 +50,24 @@ export interface WireRequest {
   /** The whole exchange's time limit, from the call to the complete response; also the socket's idle timeout during the exchange. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The answer's body at most (default {@link MAX_RESPONSE_BYTES}); a longer one fails with `ERR_RESPONSE_TOO_LARGE`, or is cut there with `statusSuffices`. */
+  maxResponseBytes?: number;
+  /**
+   * The status is the answer: once it came, a body cut short (the deadline, a reset, more
+   * than `maxResponseBytes`) resolves with what came and `complete: false` instead of
+   * failing. For a notice's receiver (the alert webhook, the heartbeat): a 2xx whose body
+   * still trickles at the deadline was delivered, and sending again would only repeat
+   * the notice. Never for the service's API, where a cut answer is an unknown outcome.
+   */
+  statusSuffices?: boolean;
 }
 
 export interface WireResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** False when `statusSuffices` resolved a body cut short. */
+  complete: boolean;
 }
 
 /** Responses of this API are small JSON documents; anything bigger is not the service talking. */
@@ -89,7 +104,7 @@ const DESCRIPTIONS: Record<string, string> = {
   EPIPE: 'connection broken while sending',
   ABORTED: 'aborted by the caller',
   ERR_DEADLINE: 'total time limit reached',
-  ERR_RESPONSE_TOO_LARGE: `response larger than ${MAX_RESPONSE_BYTES} bytes`,
+  ERR_RESPONSE_TOO_LARGE: 'response too large',
   ERR_POOL_CLOSED: 'the client was closed',
 };
 
@@ -103,6 +118,24 @@ export function send(pool: ConnectionPool, req: WireRequest): Promise<WireRespon
   return done;
 }
 
+/**
+ * One request to `url` over a connection of its own, closed once it is over: for the
+ * rare requests beside the service's REST client (the status probe, the alert webhook,
+ * the heartbeat), with the client's deadline, connect rule and failure classes.
+ * `connectTimeoutMs` defaults to `timeoutMs` (the deadline bounds it anyway).
+ *
+ * @example
+ * const res = await sendOnce(new URL(hook), { method: 'POST', display: 'POST https://host', headers, body, timeoutMs: 10_000, statusSuffices: true });
+ */
+export async function sendOnce(url: URL, req: Omit<WireRequest, 'path'> & { connectTimeoutMs?: number }): Promise<WireResponse> {
+  const pool = connectionPool(new URL(url.origin), { connections: 1, connectTimeoutMs: req.connectTimeoutMs ?? req.timeoutMs, keepAlive: false });
+  try {
+    return await send(pool, { ...req, path: `${url.pathname}${url.search}` });
+  } finally {
+    await pool.close();
+  }
+}
+
 function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse> {
   return new Promise<WireResponse>((resolve, reject) => {
     const { signal } = req;
@@ -113,6 +146,9 @@ function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse>
     const current: { request?: ClientRequest } = {};
     const chunks: Buffer[] = [];
     let received = 0;
+    const maxBytes = req.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    // Set at the answer's head: with statusSuffices, what ends the body early ends the exchange with it.
+    let head: IncomingMessage | undefined;
 
     if (!pool.open) {
       reject(transportError(codeError('ERR_POOL_CLOSED', 'the client was closed'), false, req));
@@ -132,7 +168,12 @@ function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse>
       } else resolve(res as WireResponse);
     };
     /** Settles with `err` first (its code, not the one of the reset that destroying causes), then ends the request. */
-    const fail = (err: Error, code?: string): void => finish(transportError(err, started, req, code));
+    const fail = (err: Error, code?: string): void => {
+      if (req.statusSuffices && head && !settled) {
+        finish(null, { status: head.statusCode ?? 0, headers: head.headers, body: Buffer.concat(chunks), complete: false });
+        current.request?.destroy();
+      } else finish(transportError(err, started, req, code));
+    };
 
     function onAbort(): void {
       fail(abortError(limit.signal), limit.expired ? 'ERR_DEADLINE' : 'ABORTED');
@@ -187,15 +228,16 @@ function exchange(pool: ConnectionPool, req: WireRequest): Promise<WireResponse>
     r.setTimeout(req.timeoutMs, () => fail(codeError('ETIMEDOUT', `no data for ${req.timeoutMs} ms`)));
     // Node skips 1xx answers ('information'): 'response' is the real status.
     r.on('response', (res: IncomingMessage) => {
+      head = res;
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) {
-          fail(codeError('ERR_RESPONSE_TOO_LARGE', DESCRIPTIONS.ERR_RESPONSE_TOO_LARGE));
+        if (received > maxBytes) {
+          fail(codeError('ERR_RESPONSE_TOO_LARGE', `response larger than ${maxBytes} bytes`));
           return;
         }
         chunks.push(chunk);
       });
-      res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('end', () => finish(null, { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: true }));
       res.on('error', (err) => fail(err));
       res.on('close', () => {
         if (!res.complete) fail(codeError('ECONNRESET', 'connection closed before the response was complete'));

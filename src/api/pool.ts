@@ -41,6 +41,8 @@ export interface PoolOptions {
    * (Node's http server: 5 s) closes it under a request. Default 4 000 ms, undici's default.
    */
   idleMs?: number;
+  /** False: every connection closes after its request (a pool for one request: http.ts `sendOnce`). Default true. */
+  keepAlive?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -50,7 +52,7 @@ export function connectionPool(origin: URL, options: PoolOptions): ConnectionPoo
   // No `timeout` here: the Agent would set it on a new socket at once, and its idle
   // timer would then end an unanswered connect at idleMs instead of `connectTimeoutMs`.
   const agentOptions = {
-    keepAlive: true,
+    keepAlive: options.keepAlive ?? true,
     maxSockets: options.connections,
     maxFreeSockets: options.connections,
     scheduling: 'lifo' as const,

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/index.js';
 import { classifyBody, isTokenRefusal } from '../api/answer.js';
+import { sendOnce } from '../api/http.js';
+import { StationAgentError, errorMessage } from '../errors.js';
 import { isObject } from '../wire/json-object.js';
 import { REDACTED, redactText, redactUrl } from '../wire/redact.js';
 import { VERSION } from '../version.js';
@@ -12,9 +13,11 @@ import { VERSION } from '../version.js';
  * refused" (401/403/404 on the station path) and "reachable but failing" (5xx,
  * HTML from a proxy).
  *
- * Sent with a bare node:http request rather than the REST client: one GET needs none of
- * the client's pooling, retries or modules (`status --json` has a budget of 200 ms on a Pi). The request is the
- * client's `probe()`: `GET {baseUrl}/api/v1/stations/{token}/stats`.
+ * Sent through the agent's one request path (src/api/http.ts `sendOnce`, a connection of
+ * its own) rather than the REST client: one GET needs none of the client's pooling,
+ * normalising or modules (`status --json` has a budget of 200 ms on a Pi). Its budget is
+ * the whole exchange's deadline, and a body cut short at it is no answer. The request is
+ * the client's `probe()`: `GET {baseUrl}/api/v1/stations/{token}/stats`.
  */
 export interface ServiceProbe {
   /** False when the probe was not sent (`--offline`, no token); `skipped` says why. */
@@ -51,7 +54,16 @@ export async function probeService(config: Config, options: { timeoutMs?: number
   const elapsed = () => Math.round(performance.now() - started);
   const checked = { ...base, checked: true };
   try {
-    const { status, body, html } = await get(url, path, timeoutMs);
+    const res = await sendOnce(new URL(path, url), {
+      method: 'GET',
+      display: shown,
+      headers: { accept: 'application/json', 'user-agent': `station-agent/${VERSION}` },
+      timeoutMs,
+      maxResponseBytes: MAX_BODY_BYTES,
+    });
+    const { status } = res;
+    const { html, json } = classifyBody(res.headers['content-type'], res.body.toString('utf8'));
+    const body = json ?? null;
     const latencyMs = elapsed();
     const message = serverMessage(body);
     if (status >= 200 && status < 300) {
@@ -69,53 +81,13 @@ export async function probeService(config: Config, options: { timeoutMs?: number
       error: { code: 'ERR_HTTP_STATUS', message: redactText(detail) },
     };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    const message = e.code === 'ETIMEDOUT' ? `no answer within ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
-    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code: 'ERR_NETWORK_BEFORE_SEND', message: redactText(`${message} (${shown})`) } };
+    // The idle timeout or the deadline: the same to an operator.
+    const causeCode = (err as { cause_code?: unknown }).cause_code;
+    const timedOut = causeCode === 'ETIMEDOUT' || causeCode === 'ERR_DEADLINE';
+    const message = timedOut ? `no answer within ${timeoutMs} ms (${shown})` : errorMessage(err);
+    const code = err instanceof StationAgentError ? err.code : 'ERR_NETWORK_BEFORE_SEND';
+    return { ...checked, reachable: false, latencyMs: elapsed(), error: { code, message: redactText(message) } };
   }
-}
-
-interface Answer {
-  status: number;
-  body: unknown;
-  html: boolean;
-}
-
-async function get(url: URL, path: string, timeoutMs: number): Promise<Answer> {
-  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  return new Promise<Answer>((resolve, reject) => {
-    const req = transport.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path,
-        method: 'GET',
-        headers: { accept: 'application/json', 'user-agent': `station-agent/${VERSION}` },
-        timeout: timeoutMs,
-      },
-      (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const { html, json } = classifyBody(res.headers['content-type'], text);
-          resolve({ status: res.statusCode ?? 0, body: json ?? null, html });
-        });
-        res.on('error', reject);
-      },
-    );
-    // One deadline for the whole exchange, as the uploader's probe has.
-    const deadline = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), timeoutMs);
-    req.on('close', () => clearTimeout(deadline));
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 function serverMessage(body: unknown): string | undefined {

@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from 'commander';
 import { HttpStatusError, NetworkError, OutcomeUnknownError } from '../../api/errors.js';
 import { classifyBody } from '../../api/answer.js';
+import type { WireResponse } from '../../api/http.js';
 import type { LoadedConfig } from '../../config/index.js';
 import { errorMessage } from '../../errors.js';
-import { deadline } from '../../system/deadline.js';
 import { CommandFailure, UsageError } from './support/errors.js';
 
 /**
@@ -28,41 +28,43 @@ export function webSocketUrl(graphqlUrl: string): string {
   return graphqlUrl.replace(/^http(s?):\/\//i, 'ws$1://');
 }
 
-/** POSTs one GraphQL request and returns the response document, errors included. */
+/**
+ * POSTs one GraphQL request and returns the response document, errors included: through
+ * the agent's one request path (src/api/http.ts `sendOnce`), one deadline for the request
+ * and its body, so an answer that trickles past it ends too.
+ */
 export async function postGraphql<T = Record<string, unknown>>(
   url: string,
   request: { query: string; variables?: Record<string, unknown>; operationName?: string },
   timeoutMs: number,
 ): Promise<GraphqlResponse<T>> {
   const label = `POST ${url}`;
-  // One deadline for the request and its body: an answer that trickles past it ends too.
-  const limit = deadline(timeoutMs);
-  let response: Response;
-  let text: string;
+  const { sendOnce } = await import('../../api/http.js');
+  let response: WireResponse;
   try {
-    response = await fetch(url, {
+    response = await sendOnce(new URL(url), {
       method: 'POST',
+      display: label,
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(request),
-      signal: limit.signal,
+      timeoutMs,
     });
-    text = await response.text();
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    if (limit.expired) throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, 'TIMEOUT', { cause: err });
-    throw new NetworkError(`cannot reach the GraphQL endpoint: ${cause ?? errorMessage(err)}`, label, cause, { cause: err });
-  } finally {
-    limit.clear();
+    const code = err instanceof NetworkError || err instanceof OutcomeUnknownError ? err.cause_code : undefined;
+    if (code === 'ERR_DEADLINE' || code === 'ETIMEDOUT') throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, code, { cause: err });
+    if (err instanceof NetworkError) throw new NetworkError(`cannot reach the GraphQL endpoint: ${code ?? errorMessage(err.cause)}`, label, code, { cause: err });
+    throw err;
   }
   // Not JSON (an HTML page from a proxy, anything else): reported below with the status.
-  const { html, json } = classifyBody(response.headers.get('content-type') ?? undefined, text);
+  const { html, json } = classifyBody(response.headers['content-type'], response.body.toString('utf8'));
   const body = json ?? null;
   const isDocument = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
   if (!isDocument) {
+    const ok = response.status >= 200 && response.status < 300;
     throw new HttpStatusError(label, {
       status: response.status,
       body,
-      serverMessage: response.ok ? 'not a GraphQL response' : undefined,
+      serverMessage: ok ? 'not a GraphQL response' : undefined,
       errors: undefined,
       html,
       retryAfterMs: undefined,

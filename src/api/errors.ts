@@ -1,4 +1,4 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
  * Errors of the typed REST client. The split that matters is *when* a failure
@@ -16,11 +16,7 @@ import { StationAgentError } from '../errors.js';
  *   `success: true, id: null`; see HttpStatusError for the status).
  */
 
-export type ApiErrorCode =
-  | 'ERR_NETWORK_BEFORE_SEND'
-  | 'ERR_OUTCOME_UNKNOWN'
-  | 'ERR_HTTP_STATUS'
-  | 'ERR_SERVICE_REJECTED';
+export type ApiErrorCode = CodeOf<'NetworkError' | 'OutcomeUnknownError' | 'HttpStatusError' | 'ServiceRejectedError'>;
 
 export abstract class ApiError extends StationAgentError {
   abstract override readonly code: ApiErrorCode;
@@ -50,12 +46,12 @@ abstract class TransportError extends ApiError {
 
 /** The request never reached the service: safe to send again. */
 export class NetworkError extends TransportError {
-  readonly code = 'ERR_NETWORK_BEFORE_SEND' as const;
+  readonly code: CodeOf<'NetworkError'> = 'ERR_NETWORK_BEFORE_SEND';
 }
 
 /** Sent, but no complete answer came back: the service may have stored it. */
 export class OutcomeUnknownError extends TransportError {
-  readonly code = 'ERR_OUTCOME_UNKNOWN' as const;
+  readonly code: CodeOf<'OutcomeUnknownError'> = 'ERR_OUTCOME_UNKNOWN';
 }
 
 export interface HttpErrorDetails {
@@ -73,7 +69,7 @@ export interface HttpErrorDetails {
 }
 
 export class HttpStatusError extends ApiError implements HttpErrorDetails {
-  readonly code = 'ERR_HTTP_STATUS' as const;
+  readonly code: CodeOf<'HttpStatusError'> = 'ERR_HTTP_STATUS';
   readonly status: number;
   readonly body: unknown;
   readonly serverMessage: string | undefined;
@@ -105,7 +101,7 @@ export class HttpStatusError extends ApiError implements HttpErrorDetails {
 }
 
 export class ServiceRejectedError extends ApiError {
-  readonly code = 'ERR_SERVICE_REJECTED' as const;
+  readonly code: CodeOf<'ServiceRejectedError'> = 'ERR_SERVICE_REJECTED';
   readonly status: number;
   readonly body: unknown;
   /**

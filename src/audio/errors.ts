@@ -1,4 +1,4 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
  * Why a file was refused. Callers branch on `reason` where "not yet" differs from
@@ -34,7 +34,7 @@ export const STILL_BEING_WRITTEN: ReadonlySet<AudioFileProblem> = new Set<AudioF
  * uploader this is terminal for the soundscape (retrying will not change the file).
  */
 export class AudioFileError extends StationAgentError {
-  readonly code = 'ERR_AUDIO_INVALID' as const;
+  readonly code: CodeOf<'AudioFileError'> = 'ERR_AUDIO_INVALID';
   readonly file: string;
   readonly reason: AudioFileProblem;
   /** The message without the file name. */
@@ -57,5 +57,5 @@ export class AudioFileError extends StationAgentError {
  * encoder was closed). Not the input file's fault: the job may be retried later.
  */
 export class FlacEncoderError extends StationAgentError {
-  readonly code = 'ERR_FLAC_ENCODER' as const;
+  readonly code: CodeOf<'FlacEncoderError'> = 'ERR_FLAC_ENCODER';
 }

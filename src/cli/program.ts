@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { StationAgentError, errorCode, errorMessage } from '../errors.js';
+import { StationAgentError, errorCode, errorMessage, exitKind } from '../errors.js';
 import { knownSecrets, redactDeep, redactSecrets } from '../wire/redact.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { writeJson } from './format/json.js';
@@ -8,22 +8,9 @@ import { VERSION } from '../version.js';
 /** A command's registration function: adds itself (and its subcommands) to the program. */
 export type RegisterCommand = (program: Command) => void;
 
-/** Maps an error's stable code to the documented exit code. */
+/** The documented exit code of a failed command: by its error's class, as the register says (src/errors.ts). */
 function exitCodeFor(err: unknown): number {
-  const code = errorCode(err);
-  if (code === 'ERR_CONFIG_INVALID') return EXIT.CONFIG;
-  // Only the database itself being unusable is exit 5; a missing or refused item is an ordinary failure.
-  if (code === 'ERR_QUEUE') return EXIT.QUEUE;
-  if (
-    code === 'ERR_NETWORK_BEFORE_SEND' ||
-    code === 'ERR_OUTCOME_UNKNOWN' ||
-    code === 'ERR_HTTP_STATUS' ||
-    code === 'ERR_SERVICE_REJECTED'
-  ) {
-    return EXIT.NETWORK;
-  }
-  if (code === 'ERR_USAGE') return EXIT.USAGE;
-  return EXIT.FAILURE;
+  return EXIT[exitKind(err)];
 }
 
 export function buildProgram(commands: RegisterCommand[]): Command {

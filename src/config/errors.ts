@@ -1,4 +1,4 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
  * The configuration (file, environment or flags) is invalid. The message lists every
@@ -6,7 +6,7 @@ import { StationAgentError } from '../errors.js';
  * can fix them all in one go. Never contains a token value.
  */
 export class ConfigError extends StationAgentError {
-  readonly code = 'ERR_CONFIG_INVALID' as const;
+  readonly code: CodeOf<'ConfigError'> = 'ERR_CONFIG_INVALID';
   /** One line per problem, e.g. `upload.concurrency must be between 1 and 16 (got 20)`. */
   readonly problems: readonly string[];
   /** The config file the problems refer to, or null when none was read. */

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { StationAgentError, errorCode } from '../errors.js';
+import { StationAgentError, type CodeOf, errorCode } from '../errors.js';
 import { addSecret } from '../wire/redact.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileBounded } from '../system/regular-file.js';
 
@@ -23,7 +23,7 @@ import { FileTooLargeError, NotRegularFileError, readRegularFileBounded } from '
 export const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
 export class SecretFileError extends StationAgentError {
-  readonly code = 'ERR_SECRET_FILE';
+  readonly code: CodeOf<'SecretFileError'> = 'ERR_SECRET_FILE';
 
   constructor(
     /** The config key (or flag) that names the file, e.g. `service.tokenFile`. */

@@ -7,7 +7,7 @@ import { enqueueWithPolicy } from '../policy/enqueue.js';
 import type { Withheld } from '../policy/recording-policy.js';
 import { NotRegularFileError } from '../system/regular-file.js';
 import type { IngestContext } from './context.js';
-import { ResultFileError } from './errors.js';
+import { IngestError, NoRecordingStartError, ResultFileError } from './errors.js';
 import type { ResultClass } from './formats.js';
 import { logWithheld, privacyVerdict, withholdQueued, type AudioFate } from './privacy.js';
 import { Problems } from './problems.js';
@@ -96,9 +96,17 @@ export async function ingestRecording(ctx: IngestContext, input: IngestInput): P
   }
 }
 
-function errorOutcome(resultPath: string, err: unknown): IngestOutcome {
-  if (err instanceof ResultFileError || err instanceof NotRegularFileError) return { status: 'error', message: err.message, code: err.code };
-  const code = (err as NodeJS.ErrnoException).code ?? 'ERR_READ';
+/**
+ * A result file that could not be taken in, as its outcome: the error's code (an agent's
+ * class, or the system's, such as `EIO`) and a message naming the file. An error without
+ * a code is an {@link IngestError} (`ERR_INGEST`).
+ */
+export function errorOutcome(resultPath: string, err: unknown): IngestOutcome {
+  if (err instanceof ResultFileError || err instanceof NotRegularFileError || err instanceof NoRecordingStartError || err instanceof IngestError) {
+    return { status: 'error', message: err.message, code: err.code };
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return errorOutcome(resultPath, new IngestError(resultPath, err));
   return { status: 'error', message: `${resultPath}: ${errorMessage(err)}`, code };
 }
 
@@ -198,7 +206,7 @@ async function queueRows(ctx: IngestContext, r: Reading): Promise<IngestOutcome>
         problems.add(`${input.resultPath} line ${d.line}: ${d.scientificName} at ${d.startSec}-${d.endSec} s starts after the end of the ${durationSec} s audio ${path.basename(valid?.path ?? existing?.sourcePath ?? '')}; row skipped`);
         return false;
       });
-      if (rows.length > 0 && !identity) return noStart(input.resultPath);
+      if (rows.length > 0 && !identity) return errorOutcome(input.resultPath, new NoRecordingStartError(input.resultPath));
       kept += rows.length;
       if (ctx.dryRun || (rows.length === 0 && !batch.last)) continue;
       const first = rows.length > 0 && taken === undefined;
@@ -283,17 +291,6 @@ function newDetection(ctx: IngestContext, identity: RecordingIdentity, d: Parsed
     lat: ctx.lat,
     lon: ctx.lon,
     holdReason: identity.holdReason,
-  };
-}
-
-function noStart(resultPath: string): IngestOutcome {
-  return {
-    status: 'error',
-    code: 'ERR_NO_RECORDING_START',
-    message:
-      `${resultPath}: no recording start: neither the file nor its name (nor an audio file's name or metadata) gives the date and time, ` +
-      `and no audio is beside it; not queued (a detection is never stamped with the time of ingest). ` +
-      `Put the audio beside it, name it like <prefix>_YYYYMMDD_HHMMSS, or write a sidecar (docs/SIDECAR.md), then run station-agent ingest --force on it`,
   };
 }
 

@@ -2,12 +2,12 @@ import type { Stats } from 'node:fs';
 import { existsSync } from 'node:fs';
 import { readdir, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { errorCode, errorMessage } from '../errors.js';
+import { errorCode, errorMessage, isTransient } from '../errors.js';
 import { isFileDone, markFileDone } from '../queue/ingested-files.js';
 import { openRegularFile } from '../system/regular-file.js';
 import type { IngestContext } from './context.js';
 import { classifyPath, type ResultClass } from './formats.js';
-import { ingestRecording, type IngestInput, type IngestOutcome } from './ingest-recording.js';
+import { errorOutcome, ingestRecording, type IngestInput, type IngestOutcome } from './ingest-recording.js';
 
 /**
  * Pairs the analyzer's audio with its result file and hands each pair to
@@ -273,7 +273,7 @@ export class Pairing {
     this.waitingSince.delete(file);
     this.opts.onOutcome?.(file, outcome);
     if (outcome.status === 'error' && isTransient(outcome.code)) {
-      // A disk or database hiccup: try the file again later rather than marking it done.
+      // A disk or database hiccup (the register's rule, src/errors.ts): try the file again later rather than marking it done.
       this.opts.recheck(file, 60_000);
       return;
     }
@@ -287,7 +287,7 @@ export class Pairing {
     try {
       return await ingestRecording(this.opts.ctx, input);
     } catch (err) {
-      return { status: 'error', message: `${input.resultPath}: ${errorMessage(err)}`, code: (err as { code?: string }).code ?? 'ERR_INGEST' };
+      return errorOutcome(input.resultPath, err);
     }
   }
 }
@@ -295,19 +295,6 @@ export class Pairing {
 const MAX_HELD = 256;
 /** How often an unfinished result file is looked at again. */
 const RESULT_RECHECK_MS = 30_000;
-
-function isTransient(code: string): boolean {
-  return (
-    code === 'ENOSPC' ||
-    code === 'EIO' ||
-    code === 'EMFILE' ||
-    code === 'ENFILE' ||
-    code.startsWith('ERR_QUEUE') ||
-    code === 'SQLITE_BUSY' ||
-    // The queue database's disk is full: the file is not done, its detections are not queued.
-    code === 'SQLITE_FULL'
-  );
-}
 
 /** The audio file next to a result file with the same base name, if any. */
 function findAudio(resultPath: string, baseOrName: string): string | undefined {

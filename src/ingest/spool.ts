@@ -3,7 +3,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { identityProblem, referenceName } from '../audio/audio-reference.js';
 import { syncDirectory } from '../audio/flac-encode-job.js';
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 import { diskFree, diskFreeSync } from '../system/disk.js';
 import type { ReadableFile } from '../system/regular-file.js';
 
@@ -43,7 +43,7 @@ import type { ReadableFile } from '../system/regular-file.js';
  * analysis, nor across file systems (a RAM disk empties at a reboot: `input.ramDiskAudio`).
  */
 export class DiskFullError extends StationAgentError {
-  readonly code = 'ERR_DISK_FULL';
+  readonly code: CodeOf<'DiskFullError'> = 'ERR_DISK_FULL';
 }
 
 /** The near spool's folder in `input.dir` (hidden: never read as input). */

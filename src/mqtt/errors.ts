@@ -1,12 +1,7 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
-export type MqttErrorCode =
-  /** A file named by the `mqtt` settings (password, CA) cannot be read. */
-  | 'ERR_MQTT_CONFIG'
-  /** The broker cannot be reached, refused the connection, or dropped it. */
-  | 'ERR_MQTT_BROKER'
-  /** A publish was not acknowledged (the connection closed first, or the broker refused it). */
-  | 'ERR_MQTT_PUBLISH';
+/** `ERR_MQTT_CONFIG`, `ERR_MQTT_BROKER`, `ERR_MQTT_PUBLISH`: their meanings are the register's (src/errors.ts). */
+export type MqttErrorCode = CodeOf<'MqttError'>;
 
 /** Publishing to the MQTT broker failed. Messages never hold the broker password. */
 export class MqttError extends StationAgentError {

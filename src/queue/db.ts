@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { errorMessage } from '../errors.js';
 import { openSqlite } from '../system/sqlite.js';
-import { QueueError } from './errors.js';
+import { QueueDatabaseError, QueueError } from './errors.js';
 import { migrate } from './migrations.js';
 
 /** Options of {@link openQueue}. */
@@ -153,7 +153,7 @@ export class Queue {
  *   commit touches (the per-state counts, the top of each index) fit in 2 MB, SQLite's own
  *   default; the rest is read from the kernel's page cache.
  *
- * Throws {@link QueueError} (`ERR_QUEUE`, naming the path) when the file is not a
+ * Throws {@link QueueDatabaseError} (`ERR_QUEUE`, naming the path) when the file is not a
  * database, is corrupt, or cannot be opened.
  */
 /**
@@ -176,7 +176,7 @@ export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue
   try {
     mkdirSync(path.dirname(file), { recursive: true });
   } catch (err) {
-    throw new QueueError('ERR_QUEUE', `cannot create the folder of queue database ${file}: ${errorMessage(err)}`, { cause: err });
+    throw new QueueDatabaseError(`cannot create the folder of queue database ${file}: ${errorMessage(err)}`, { cause: err });
   }
   let db: Database.Database | undefined;
   try {
@@ -186,7 +186,7 @@ export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue
     db.pragma(`page_size = ${PAGE_SIZE}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
     if (mode.toLowerCase() !== 'wal') {
-      throw new QueueError('ERR_QUEUE', `queue database ${file} cannot use WAL journaling (got ${mode})`);
+      throw new QueueDatabaseError(`queue database ${file} cannot use WAL journaling (got ${mode})`);
     }
     db.pragma('synchronous = FULL');
     const pageSize = db.pragma('page_size', { simple: true }) as number;
@@ -199,7 +199,7 @@ export function openQueue(dbPath: string, options: OpenQueueOptions = {}): Queue
   } catch (err) {
     db?.close();
     if (err instanceof QueueError) throw err;
-    throw new QueueError('ERR_QUEUE', describeOpenError(file, err), { cause: err });
+    throw new QueueDatabaseError(describeOpenError(file, err), { cause: err });
   }
 }
 

@@ -1,23 +1,27 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
- * Errors of the durable queue. One class, several stable codes:
- *
- * | code                   | meaning                                                          |
- * |------------------------|------------------------------------------------------------------|
- * | `ERR_QUEUE`            | the database cannot be opened, is not a database, or is corrupt   |
- * | `ERR_QUEUE_TRANSITION` | a state change the state machine does not allow (see state.ts)    |
- * | `ERR_QUEUE_NOT_FOUND`  | no item with that id                                              |
- * | `ERR_QUEUE_INVALID`    | a caller passed a value the queue refuses (bad id, bad timestamp) |
+ * Errors of the durable queue, with their codes in the register (src/errors.ts): a
+ * `QueueError` for an item or a value the queue refuses (`ERR_QUEUE_TRANSITION`,
+ * `ERR_QUEUE_NOT_FOUND`, `ERR_QUEUE_INVALID`), a {@link QueueDatabaseError} when the
+ * database itself is unusable (`ERR_QUEUE`, the CLI's exit 5).
  */
-export type QueueErrorCode = 'ERR_QUEUE' | 'ERR_QUEUE_TRANSITION' | 'ERR_QUEUE_NOT_FOUND' | 'ERR_QUEUE_INVALID';
+export type QueueErrorCode = CodeOf<'QueueError' | 'QueueDatabaseError'>;
 
 export class QueueError extends StationAgentError {
   readonly code: QueueErrorCode;
 
+  /** `ERR_QUEUE` is a {@link QueueDatabaseError}'s (test/lint/error-codes.test.ts holds each `new` to its class). */
   constructor(code: QueueErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
+  }
+}
+
+/** `ERR_QUEUE`: the queue database cannot be opened, is not a database or is corrupt, or refused a transaction. */
+export class QueueDatabaseError extends QueueError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('ERR_QUEUE', message, options);
   }
 }
 

@@ -3,7 +3,7 @@
  * one function per queue operation. See docs/ARCHITECTURE.md for the state table.
  */
 export { openQueue, Queue, type IntegrityReport, type OpenQueueOptions } from './db.js';
-export { QueueError, QueueTransitionError, type QueueErrorCode } from './errors.js';
+export { QueueDatabaseError, QueueError, QueueTransitionError, type QueueErrorCode } from './errors.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migrations.js';
 export { TRANSITIONS, allowedFrom, canTransition, transition, transitionWhere, type Transition, type TransitionPatch } from './state.js';
 export * from './types.js';

@@ -1,6 +1,6 @@
 import type { StationConfigRecord } from '../wire/types.js';
 import type { Queue } from './db.js';
-import { QueueError } from './errors.js';
+import { QueueDatabaseError, QueueError } from './errors.js';
 
 /**
  * A small key-value store next to the queue, for state that must survive a restart and
@@ -115,7 +115,7 @@ export function getMeta<K extends MetaKey>(q: Queue, key: K): MetaValues[K] | un
   try {
     return JSON.parse(row.value) as MetaValues[K];
   } catch (err) {
-    throw new QueueError('ERR_QUEUE', `meta key "${key}" in queue database ${q.path} does not hold JSON`, { cause: err });
+    throw new QueueDatabaseError(`meta key "${key}" in queue database ${q.path} does not hold JSON`, { cause: err });
   }
 }
 

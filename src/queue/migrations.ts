@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { QueueError } from './errors.js';
+import { QueueDatabaseError } from './errors.js';
 
 /**
  * The queue's schema, as an ordered list of migrations. The database's
@@ -367,8 +367,7 @@ export function migrate(db: Database.Database, dbPath: string, migrations: reado
   const latest = migrations.length;
   const current = userVersion(db);
   if (current > latest) {
-    throw new QueueError(
-      'ERR_QUEUE',
+    throw new QueueDatabaseError(
       `queue database ${dbPath} has schema version ${current}, newer than this agent knows (${latest}); upgrade station-agent`,
     );
   }

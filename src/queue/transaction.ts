@@ -1,5 +1,5 @@
 import type { Queue } from './db.js';
-import { QueueError } from './errors.js';
+import { QueueDatabaseError } from './errors.js';
 
 /**
  * The outer transaction of a writer that puts several queue operations under one commit:
@@ -35,7 +35,7 @@ export class OuterTransaction {
   static run<T>(q: Queue, what: string, fn: () => T, options: { durable?: boolean | (() => boolean) } = {}): { value: T; wrote: boolean } {
     const durable = options.durable ?? true;
     if (durable !== true) {
-      if (q.db.inTransaction) throw new QueueError('ERR_QUEUE', `${what} cannot begin inside another transaction on ${q.path}`);
+      if (q.db.inTransaction) throw new QueueDatabaseError(`${what} cannot begin inside another transaction on ${q.path}`);
       // Cached statements, as for BEGIN and COMMIT below: `db.pragma()` and `db.exec()`
       // compile their SQL at every call, several times per recording.
       q.stmt('PRAGMA synchronous = NORMAL').run();
@@ -60,7 +60,7 @@ export class OuterTransaction {
     const wrote = tx.changes() > 0;
     // SQLite ended it under `fn` (a full disk rolls back the whole transaction): what `fn`
     // reported as done is undone, and must not be reported as durable.
-    if (!tx.commit()) throw new QueueError('ERR_QUEUE', `${what} on ${q.path} was rolled back by SQLite before its commit`);
+    if (!tx.commit()) throw new QueueDatabaseError(`${what} on ${q.path} was rolled back by SQLite before its commit`);
     return { value, wrote };
   }
 
@@ -72,7 +72,7 @@ export class OuterTransaction {
   /** BEGIN IMMEDIATE: the write lock now, so no statement inside fails half way on a lock upgrade. */
   begin(): void {
     if (this.q.db.inTransaction) {
-      throw new QueueError('ERR_QUEUE', `${this.what} cannot begin inside another transaction on ${this.q.path}: its commit would not be durable`);
+      throw new QueueDatabaseError(`${this.what} cannot begin inside another transaction on ${this.q.path}: its commit would not be durable`);
     }
     this.q.stmt('BEGIN IMMEDIATE').run();
     this.changesAtBegin = this.q.totalChanges();

@@ -2,7 +2,7 @@ import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, readFil
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { StationAgentError, errorMessage } from '../errors.js';
+import { StationAgentError, type CodeOf, errorMessage } from '../errors.js';
 import { pidAlive } from './pid.js';
 import { openSqlite } from './sqlite.js';
 
@@ -39,7 +39,7 @@ const DAEMON_LOCK_FILE = 'daemon.lock';
 
 /** `ERR_DAEMON_RUNNING`: another process holds the dataDir's lock. */
 export class DaemonLockError extends StationAgentError {
-  readonly code = 'ERR_DAEMON_RUNNING';
+  readonly code: CodeOf<'DaemonLockError'> = 'ERR_DAEMON_RUNNING';
 
   constructor(
     /** The folder whose lock is held: the dataDir, or the input folder (`key`). */
@@ -228,7 +228,7 @@ function socketHolder(name: string): Promise<number | null> {
 
 /** `ERR_DAEMON_LOCK`: the lock file cannot be created or opened (permissions, read-only mount), or the socket not bound. */
 export class DaemonLockFileError extends StationAgentError {
-  readonly code = 'ERR_DAEMON_LOCK';
+  readonly code: CodeOf<'DaemonLockFileError'> = 'ERR_DAEMON_LOCK';
 
   constructor(what: string, cause: unknown) {
     super(`cannot lock ${what}: ${errorMessage(cause)}`, { cause });

@@ -1,4 +1,4 @@
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
  * The total deadline of an outbound request: the one rule that every request the agent
@@ -57,7 +57,7 @@ export function deadline(ms: number, caller?: AbortSignal, what?: string): Deadl
 
 /** `ERR_DEADLINE`: an outbound request did not complete within its total time limit. */
 export class DeadlineError extends StationAgentError {
-  readonly code = 'ERR_DEADLINE';
+  readonly code: CodeOf<'DeadlineError'> = 'ERR_DEADLINE';
 
   constructor(
     what: string | undefined,

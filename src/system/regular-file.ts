@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
-import { StationAgentError } from '../errors.js';
+import { StationAgentError, type CodeOf } from '../errors.js';
 
 /**
  * The one way the agent opens a file from the analyzer's folder: only a regular file,
@@ -18,7 +18,7 @@ import { StationAgentError } from '../errors.js';
  * setups link the analyzer's folder), and that keeps working.
  */
 export class NotRegularFileError extends StationAgentError {
-  readonly code = 'ERR_NOT_REGULAR_FILE';
+  readonly code: CodeOf<'NotRegularFileError'> = 'ERR_NOT_REGULAR_FILE';
 
   constructor(
     readonly file: string,
@@ -207,7 +207,7 @@ export function openRegularFileStat(file: string): Promise<{ handle: SyncReadabl
 
 /** A file larger than the reader's bound. */
 export class FileTooLargeError extends StationAgentError {
-  readonly code = 'ERR_FILE_TOO_LARGE';
+  readonly code: CodeOf<'FileTooLargeError'> = 'ERR_FILE_TOO_LARGE';
 
   constructor(
     readonly file: string,

@@ -1,7 +1,7 @@
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../api/errors.js';
 import { isTokenRefusal } from '../api/answer.js';
 import type { ItemKind } from '../queue/types.js';
-import { errorCode, errorMessage } from '../errors.js';
+import { errorCode, errorMessage, isTransient } from '../errors.js';
 
 /**
  * What the uploader does with a failed request. Everything the uploader decides about
@@ -10,6 +10,8 @@ import { errorCode, errorMessage } from '../errors.js';
  * runs every row of it, and every HTTP status, through this function.
  *
  * Transient failures never fail an item: there is no attempt limit, only a backoff cap.
+ * What is transient is the service's answers' rows below, and of everything else the
+ * register's one rule (`isTransient`, src/errors.ts), which ingest uses too.
  */
 export type Decision =
   | {
@@ -23,7 +25,13 @@ export type Decision =
       code: string;
       message: string;
     }
-  | { action: 'unknown'; code: string; message: string }
+  | {
+      action: 'unknown';
+      /** The service (or a gateway before it) left the outcome open: feed the circuit breaker. */
+      serviceDown: boolean;
+      code: string;
+      message: string;
+    }
   | { action: 'pause'; scope: 'station' | 'soundscapes'; reason: PauseReason; code: string; message: string }
   | { action: 'fail'; code: string; message: string };
 
@@ -34,7 +42,7 @@ export function decide(err: unknown, kind: ItemKind): Decision {
     return { action: 'retry', serviceDown: true, throttle: false, code: err.code, message: err.message };
   }
   if (err instanceof OutcomeUnknownError) {
-    return { action: 'unknown', code: err.code, message: err.message };
+    return { action: 'unknown', serviceDown: true, code: err.code, message: err.message };
   }
   if (err instanceof HttpStatusError) return decideHttp(err, kind);
   if (err instanceof ServiceRejectedError) {
@@ -44,9 +52,14 @@ export function decide(err: unknown, kind: ItemKind): Decision {
   if (code.startsWith('SQLITE_')) {
     // The queue could not record the outcome (disk full, locked by the CLI): the service
     // may well have stored the item. Failing it would lose a soundscape's detections
-    // their link and invite a duplicate on `queue retry`; reconciling finds it.
-    return { action: 'unknown', code, message: `the queue database refused the write: ${errorMessage(err)}` };
+    // their link and invite a duplicate on `queue retry`; reconciling finds it. A full or
+    // locked queue database says nothing about the service: it must not open the circuit
+    // (whose interval would then keep uploads waiting after space returns).
+    return { action: 'unknown', serviceDown: false, code, message: `the queue database refused the write: ${errorMessage(err)}` };
   }
+  // Nothing reached the service (the spool file could not be opened: too many open files,
+  // an I/O error): the same send later may well succeed, and nothing can be duplicated.
+  if (isTransient(code)) return { action: 'retry', serviceDown: false, throttle: false, code, message: errorMessage(err) };
   return { action: 'fail', code, message: errorMessage(err) };
 }
 
@@ -61,7 +74,7 @@ function decideHttp(err: HttpStatusError, kind: ItemKind): Decision {
   // request the uploader makes is a create, so this is an unknown outcome, reconciled
   // before anything is posted again, never a blind retry.
   if (status === 502 || status === 504 || (err.html && status >= 500)) {
-    return { action: 'unknown', code: base.code, message: base.message };
+    return { action: 'unknown', serviceDown: true, code: base.code, message: base.message };
   }
   // A gateway's HTML page is never the service's verdict on the item itself.
   if (status >= 500 || status === 408 || err.html) {

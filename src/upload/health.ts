@@ -159,9 +159,7 @@ export class UploadHealth {
         return failure(delay);
       }
       case 'unknown':
-        // A full or locked queue database says nothing about the service: it must not
-        // open the circuit (whose interval would then keep uploads waiting after space returns).
-        if (!stopping && !d.code.startsWith('SQLITE_')) this.circuit.failure();
+        if (!stopping && d.serviceDown) this.circuit.failure();
         else this.circuit.release();
         return failure(Math.max(reconcileDelayMs, stopping ? 0 : backoffDelay(attempts, backoff)));
       case 'pause':

@@ -1,13 +1,35 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, NODE_ERROR_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
+import { EXIT, EXIT_MEANINGS } from '../../src/cli/exit-codes.js';
+import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
+import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
+import { AuditError } from '../../src/audit/errors.js';
+import { UsageError, CommandFailure } from '../../src/cli/commands/support/errors.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { SecretFileError } from '../../src/config/secret-files.js';
+import { IngestError, LabelsFileError, NoRecordingStartError, ResultFileError } from '../../src/ingest/errors.js';
+import { DiskFullError } from '../../src/ingest/spool.js';
+import { MetricsError } from '../../src/metrics/errors.js';
+import { MqttError } from '../../src/mqtt/errors.js';
+import { QueueDatabaseError, QueueError, QueueTransitionError } from '../../src/queue/errors.js';
+import { DaemonLockError, DaemonLockFileError } from '../../src/system/daemon-lock.js';
+import { DeadlineError } from '../../src/system/deadline.js';
+import { FileTooLargeError, NotRegularFileError } from '../../src/system/regular-file.js';
+import { DemoError } from '../../demo/src/errors.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /**
- * docs/ARCHITECTURE.md's error-code table against the code: every stable `code` an error
- * class of `src/` declares has its row (a `ERR_X*` row covers a family), and every row
- * names a class that exists and declares that code. An operator reads the code in a log
- * line or a `--json` error and looks it up there.
+ * The error-code register (src/errors.ts) against the code and the docs:
+ *
+ * - every error class of `src/` (and the demo's) is here with an instance of each code it
+ *   takes, and the register names that class (or a class it extends) for the code;
+ * - every `ERR_` literal of `src/` is a code of the register (or one of Node's own), and
+ *   every `new X('ERR_...')` builds the class the register names: a new code cannot
+ *   appear without its row;
+ * - docs/ARCHITECTURE.md's "Error codes" has one row per code with the register's class,
+ *   exit code, transience and meaning, and docs/OPERATOR.md's "Exit codes" is the CLI's.
  */
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -15,42 +37,203 @@ function sources(dir: string): string[] {
   );
 }
 
-describe('docs/ARCHITECTURE.md: the error codes', () => {
-  const doc = readFileSync(path.join(REPO_ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
-  const section = doc.split('## Error codes')[1]?.split('\n## ')[0] ?? '';
-  const rows = [...section.matchAll(/^\| `(ERR_[A-Z_]+\*?)` \| (?:`(\w+)`|\(([^)]*)\)) \|/gm)].map((m) => ({ code: m[1], cls: m[2] }));
-  const code = sources(path.join(REPO_ROOT, 'src'))
-    .map((f) => readFileSync(f, 'utf8'))
-    .join('\n');
-  // Codes declared by classes (`readonly code = 'ERR_X'`) and by the code unions of classes
-  // with several (`type QueueErrorCode = 'ERR_QUEUE' | ...`).
-  const codesIn = (text: string) => [...text.matchAll(/'(ERR_[A-Z_]+)'/g)].map((m) => m[1]);
-  const unions = new Map([...code.matchAll(/type (\w+ErrorCode) =([^;]+);/g)].map((m) => [m[1], codesIn(m[2])]));
-  const classCodes = (cls: string): string[] => {
-    const body = new RegExp(`class ${cls}\\b[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(code)?.[1] ?? '';
-    const own = /readonly code = '(ERR_[A-Z_]+)'/.exec(body)?.[1];
-    const union = /readonly code: (\w+ErrorCode)/.exec(body)?.[1];
-    return own ? [own] : union ? (unions.get(union) ?? []) : [];
-  };
-  const declared = new Set([...[...code.matchAll(/readonly code = '(ERR_[A-Z_]+)'/g)].map((m) => m[1]), ...[...unions.values()].flat()]);
+const FILES = [...sources(path.join(REPO_ROOT, 'src')), ...sources(path.join(REPO_ROOT, 'demo/src'))].map((file) => ({
+  file: path.relative(REPO_ROOT, file),
+  text: readFileSync(file, 'utf8'),
+}));
 
-  it('reads the table', () => {
-    expect(rows.length).toBeGreaterThan(10);
+const REQ = 'POST /api/v1/stations/<redacted>/detections';
+
+/** One instance of every code each class of the agent takes. */
+const INSTANCES: StationAgentError[] = [
+  new NetworkError('connect ECONNREFUSED', REQ, 'ECONNREFUSED'),
+  new OutcomeUnknownError('headers timeout', REQ),
+  new HttpStatusError(REQ, { status: 500, body: null, serverMessage: undefined, errors: undefined, html: false, retryAfterMs: undefined }),
+  new ServiceRejectedError('created without an id', REQ, 201, {}, 'detection.id'),
+  new DeadlineError('the service', 1000),
+  new AudioFileError('a.wav', 'not-riff', 'not a WAV'),
+  new FlacEncoderError('the worker died'),
+  new NotRegularFileError('a.wav', 'a FIFO (named pipe)'),
+  new FileTooLargeError('config.json', 1024),
+  new DiskFullError('no space'),
+  new ResultFileError('a.csv', 'no header'),
+  new NoRecordingStartError('a.csv'),
+  new IngestError('a.csv', new Error('a bug')),
+  new LabelsFileError('labels.txt', 'empty'),
+  new QueueDatabaseError('not a database'),
+  new QueueError('ERR_QUEUE_TRANSITION', 'no transition'),
+  new QueueTransitionError('d1', 'uploaded', 'pending', ['failed']),
+  new QueueError('ERR_QUEUE_NOT_FOUND', 'no d1'),
+  new QueueError('ERR_QUEUE_INVALID', 'bad id'),
+  new ConfigError(['x is wrong'], null),
+  new SecretFileError('service.tokenFile', 'is empty'),
+  new DaemonLockError('/var/lib/station-agent', 12),
+  new DaemonLockFileError('daemon.lock', new Error('EACCES')),
+  new MetricsError('address taken'),
+  new AuditError('a listing that does not end'),
+  new MqttError('ERR_MQTT_CONFIG', 'CA file unreadable'),
+  new MqttError('ERR_MQTT_BROKER', 'refused'),
+  new MqttError('ERR_MQTT_PUBLISH', 'not acknowledged'),
+  new UsageError('--x without --y'),
+  new CommandFailure('no d1'),
+  new DemoError('stalled'),
+];
+
+type Entry = (typeof ERROR_CODES)[RegisteredCode];
+const entries = Object.entries(ERROR_CODES) as [RegisteredCode, Entry][];
+const classOf = (e: Entry): string | undefined => ('class' in e ? e.class : undefined);
+
+/** The names of an instance's class and the classes it extends. */
+function lineage(err: object): string[] {
+  const names: string[] = [];
+  for (let p = Object.getPrototypeOf(err); p && p !== Error.prototype; p = Object.getPrototypeOf(p)) names.push(p.constructor.name);
+  return names;
+}
+
+describe('the error-code register', () => {
+  it('has an instance here of every class of src/ that extends StationAgentError', () => {
+    const parents = new Map<string, string>();
+    for (const { text } of FILES) for (const m of text.matchAll(/class (\w+) extends (\w+)/g)) parents.set(m[1], m[2]);
+    const isAgentError = (name: string): boolean => {
+      for (let n: string | undefined = name, i = 0; n && i < 10; n = parents.get(n), i++) if (n === 'StationAgentError') return true;
+      return false;
+    };
+    const abstract = new Set(FILES.flatMap(({ text }) => [...text.matchAll(/abstract class (\w+)/g)].map((m) => m[1])));
+    const classes = [...parents.keys()].filter((c) => isAgentError(c) && !abstract.has(c) && c !== 'StationAgentError');
+    expect(classes.filter((c) => !INSTANCES.some((e) => e.name === c)).sort()).toEqual([]);
   });
 
-  it('has a row for every code an error class declares', () => {
-    const covered = (c: string) => rows.some((r) => (r.code.endsWith('*') ? c.startsWith(r.code.slice(0, -1)) : r.code === c));
-    expect([...declared].filter((c) => !covered(c)).sort()).toEqual([]);
-  });
-
-  it('names, in each row, a class of src/ that declares the code', () => {
-    const wrong = rows
-      .filter((r) => r.cls !== undefined)
-      .filter((r) => {
-        const codes = classCodes(r.cls);
-        return r.code.endsWith('*') ? !codes.some((c) => c.startsWith(r.code.slice(0, -1))) : !codes.includes(r.code);
-      })
-      .map((r) => `${r.code} ${r.cls}`);
+  it('gives each code of an instance to its class, or to a class it extends', () => {
+    const wrong = INSTANCES.filter((e) => !lineage(e).includes(classOf(ERROR_CODES[e.code]) ?? '')).map((e) => `${e.name} ${e.code}`);
     expect(wrong).toEqual([]);
+  });
+
+  it('has an instance of every code a class declares, and names only classes that exist', () => {
+    const classCodes = entries.filter(([, e]) => 'class' in e && e.class !== 'Error').map(([code]) => code);
+    expect(classCodes.filter((c) => !INSTANCES.some((e) => e.code === c)).sort()).toEqual([]);
+    const causeHomes = entries.flatMap(([, e]) => ('in' in e ? [e.in] : []));
+    expect(causeHomes.filter((c) => !INSTANCES.some((e) => e.name === c))).toEqual([]);
+  });
+
+  it('gives every code of a class the same exit code: exit codes by class', () => {
+    const exits = new Map<string, Set<string>>();
+    for (const [, e] of entries) if ('class' in e) exits.set(e.class, (exits.get(e.class) ?? new Set()).add(e.exit));
+    expect([...exits].filter(([, s]) => s.size > 1).map(([c]) => c)).toEqual([]);
+  });
+
+  it('holds every ERR_ literal of src/: a code of the register, or one of Node.js', () => {
+    const unknown = FILES.flatMap(({ file, text }) =>
+      [...text.matchAll(/['"`](ERR_[A-Z0-9_]+)['"`]/g)].map((m) => m[1]).filter((c) => !Object.hasOwn(ERROR_CODES, c) && !NODE_ERROR_CODES.has(c)).map((c) => `${file}: ${c}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('builds, at every `new X(\'ERR_...\')` of src/, the class the register names for the code', () => {
+    const wrong = FILES.flatMap(({ file, text }) =>
+      [...text.matchAll(/new (\w+)\(\s*'(ERR_[A-Z0-9_]+)'/g)]
+        .filter((m) => {
+          const e: Entry | undefined = (ERROR_CODES as Record<string, Entry>)[m[2]];
+          return !e || classOf(e) !== m[1];
+        })
+        .map((m) => `${file}: new ${m[1]}('${m[2]}')`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('says each class code\'s exit code: by the error, however it crossed a boundary', () => {
+    for (const e of INSTANCES) expect(exitKind(e), e.name).toBe((ERROR_CODES[e.code] as { exit: string }).exit);
+    // A worker's error keeps its code, not its class (src/audio/flac-worker-protocol.ts).
+    expect(exitKind(Object.assign(new Error('x'), { code: 'ERR_CONFIG_INVALID' }))).toBe('CONFIG');
+    expect(exitKind(new Error('x'))).toBe('FAILURE');
+    expect(exitKind(Object.assign(new Error('x'), { code: 'SQLITE_BUSY' }))).toBe('FAILURE');
+  });
+});
+
+describe('isTransient: the one rule of what may pass by itself', () => {
+  it.each([
+    ['ENOSPC', true],
+    ['EDQUOT', true],
+    ['EIO', true],
+    ['EMFILE', true],
+    ['ENFILE', true],
+    ['SQLITE_BUSY', true],
+    ['SQLITE_BUSY_SNAPSHOT', true],
+    ['SQLITE_LOCKED', true],
+    ['SQLITE_FULL', true],
+    ['SQLITE_IOERR_WRITE', true],
+    ['SQLITE_CORRUPT', false],
+    ['SQLITE_NOTADB', false],
+    ['SQLITE_READONLY', false],
+    ['SQLITE_CONSTRAINT_UNIQUE', false],
+    ['SQLITE_BUSYNESS', false],
+    ['ENOENT', false],
+    ['EACCES', false],
+    ['ERR_QUEUE', true],
+    ['ERR_QUEUE_TRANSITION', true],
+    ['ERR_QUEUE_INVALID', false],
+    ['ERR_QUEUE_NOT_FOUND', false],
+    ['ERR_DISK_FULL', true],
+    ['ERR_FLAC_ENCODER', true],
+    ['ERR_NETWORK_BEFORE_SEND', true],
+    ['ERR_AUDIO_INVALID', false],
+    ['ERR_RESULT_FILE', false],
+    ['ERR_INGEST', false],
+    ['ERR_UNKNOWN', false],
+    ['ERR_SPECIES_GATE', false],
+    ['toString', false],
+  ])('%s: %s', (code, transient) => {
+    expect(isTransient(code)).toBe(transient);
+  });
+});
+
+/** A section of a doc, from its `## title` to the next. */
+function section(doc: string, title: string): string {
+  const text = readFileSync(path.join(REPO_ROOT, doc), 'utf8');
+  const body = text.split(`\n## ${title}\n`)[1]?.split('\n## ')[0];
+  if (!body) throw new Error(`${doc} has no section "${title}"`);
+  return body;
+}
+
+/** The rows of a section's markdown table, as cells. */
+function tableRows(body: string): string[][] {
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !/^\|[-| ]+\|$/.test(l))
+    .slice(1)
+    .map((l) => l.slice(2, -2).split(' | '));
+}
+
+describe('docs/ARCHITECTURE.md: the error codes', () => {
+  const rows = tableRows(section('docs/ARCHITECTURE.md', 'Error codes'));
+
+  /** A register row as the doc's first five cells write it. */
+  function cells(code: RegisteredCode, e: Entry): string[] {
+    if ('cause' in e) return [`\`${code}\``, `cause in \`${e.in}\``, '', '', e.meaning];
+    if ('reason' in e) return [`\`${code}\``, '(queue reason)', '', '', e.meaning];
+    return [`\`${code}\``, e.class === 'Error' ? '(any other error)' : `\`${e.class}\``, String(EXIT[e.exit]), e.transient ? 'yes' : 'no', e.meaning];
+  }
+
+  it('has one row per code of the register, in its order, with its class, exit code, transience and meaning', () => {
+    expect(rows.map((r) => r.slice(0, 5))).toEqual(entries.map(([code, e]) => cells(code, e)));
+  });
+
+  it('says what happens in each row', () => {
+    expect(rows.filter((r) => r.length !== 6 || r[5].trim() === '').map((r) => r[0])).toEqual([]);
+  });
+});
+
+describe('docs/OPERATOR.md: the exit codes', () => {
+  it('is the CLI\'s table', () => {
+    const rows = tableRows(section('docs/OPERATOR.md', 'Exit codes'));
+    const keys = Object.keys(EXIT) as (keyof typeof EXIT)[];
+    expect(rows).toEqual(keys.map((k) => [String(EXIT[k]), EXIT_MEANINGS[k].meaning]));
+  });
+});
+
+describe('the docs name only codes of the register', () => {
+  it.each(['README.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)])('%s', (doc) => {
+    const text = readFileSync(path.join(REPO_ROOT, doc), 'utf8');
+    const named = [...text.matchAll(/`(ERR_[A-Z0-9_]+)`/g)].map((m) => m[1]);
+    expect(named.filter((c) => !Object.hasOwn(ERROR_CODES, c) && !NODE_ERROR_CODES.has(c))).toEqual([]);
   });
 });

@@ -42,6 +42,8 @@ function summary(d: Decision): string {
     }
     case 'pause':
       return d.scope === 'station' ? 'pause station' : 'pause soundscapes';
+    case 'unknown':
+      return d.serviceDown ? 'unknown (service down)' : 'unknown';
     default:
       return d.action;
   }
@@ -79,6 +81,9 @@ function errorFor(failure: string): Error {
       return new ServiceRejectedError('created without an id', REQ, 201, { success: true, id: null }, 'detection.id');
     case '`SQLITE_*`':
       return Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    case 'a transient local error':
+      // One of the register's transient codes (src/errors.ts): here the system's.
+      return Object.assign(new Error('too many open files'), { code: 'EMFILE' });
     case 'any other local error':
       return new AudioFileError('/spool/r1.wav', 'not-riff', 'not a WAV file');
     default:

@@ -1,7 +1,7 @@
 import type { LoadConfigOptions, LoadedConfig } from '../../../config/index.js';
 import type { Queue } from '../../../queue/index.js';
 import { readFileSync, statSync } from 'node:fs';
-import { QueueError } from '../../../queue/errors.js';
+import { QueueDatabaseError } from '../../../queue/errors.js';
 import { UsageError } from './errors.js';
 import { queueDbPath, queueExists } from '../../../status/queue-file.js';
 
@@ -35,7 +35,7 @@ export async function openExistingQueue(dataDir: string): Promise<Queue> {
   refuseRootInForeignDataDir(dataDir);
   const file = queueDbPath(dataDir);
   if (!queueExists(dataDir)) {
-    throw new QueueError('ERR_QUEUE', `no queue database at ${file}: check dataDir in the config; the daemon creates it on its first start`);
+    throw new QueueDatabaseError(`no queue database at ${file}: check dataDir in the config; the daemon creates it on its first start`);
   }
   const { openQueue } = await import('../../../queue/index.js');
   return openQueue(file);

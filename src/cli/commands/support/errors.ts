@@ -1,11 +1,11 @@
-import { StationAgentError } from '../../../errors.js';
+import { StationAgentError, type CodeOf } from '../../../errors.js';
 
 /**
  * Flags or arguments that do not fit together (`--station-id` without an admin
  * token, `queue drop` without ids). Exit code 2, like commander's own usage errors.
  */
 export class UsageError extends StationAgentError {
-  readonly code = 'ERR_USAGE' as const;
+  readonly code: CodeOf<'UsageError'> = 'ERR_USAGE';
 }
 
 /**
@@ -13,5 +13,5 @@ export class UsageError extends StationAgentError {
  * check failed). Exit code 1.
  */
 export class CommandFailure extends StationAgentError {
-  readonly code = 'ERR_COMMAND_FAILED' as const;
+  readonly code: CodeOf<'CommandFailure'> = 'ERR_COMMAND_FAILED';
 }

@@ -15,6 +15,7 @@ import { runNames } from './name-check.js';
 import { machineInfo } from './machine.js';
 import { parseBenchOptions, type BenchOptions, type Section } from './options.js';
 import { REPO_ROOT } from './proc.js';
+import { runQueueGrowth } from './queue-growth.js';
 import { runQueueScale } from './queue-scale.js';
 import { runWrites } from './recording-writes.js';
 import { runSoak } from './soak.js';
@@ -45,6 +46,7 @@ const RUNNERS: Record<Section, SectionRunner> = {
   writes: runWrites,
   names: runNames,
   delivery: runDelivery,
+  growth: runQueueGrowth,
   soak: runSoak,
 };
 

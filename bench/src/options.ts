@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
  * several minutes; `--quick` shrinks every size (and the idle windows) so the whole
  * run takes under a minute. Explicit size flags win over both.
  */
-export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names', 'delivery', 'soak'] as const;
+export const SECTIONS = ['drain', 'ingest', 'latency', 'flac', 'cpu', 'idle', 'queue', 'bandwidth', 'backlog', 'writes', 'names', 'delivery', 'growth', 'soak'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -46,6 +46,8 @@ export interface BenchOptions {
   writeRecordings: number;
   /** Soak: analyzerpi recordings through one daemon in the unit's memory group. */
   soakRecordings: number;
+  /** Growth: days of a station's queue simulated through the queue's own operations. */
+  growthDays: number;
   /** Steady state: seconds of the window, and ms between recordings. */
   steadySec: number;
   steadyIntervalMs: number;
@@ -68,6 +70,7 @@ const FULL = {
   backlogRecordings: 150,
   writeRecordings: 40,
   soakRecordings: 20_000,
+  growthDays: 45,
   steadySec: 600,
   steadyIntervalMs: 15_000,
   deliveryRecordings: 30,
@@ -85,6 +88,7 @@ const QUICK: typeof FULL = {
   backlogRecordings: 10,
   writeRecordings: 5,
   soakRecordings: 500,
+  growthDays: 3,
   steadySec: 60,
   steadyIntervalMs: 2_000,
   deliveryRecordings: 5,
@@ -130,6 +134,7 @@ interface Flags {
   backlogRecordings?: number;
   writeRecordings?: number;
   soakRecordings?: number;
+  growthDays?: number;
   steadySec?: number;
   steadyIntervalMs?: number;
   deliveryRecordings?: number;
@@ -162,6 +167,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     .option('--backlog-recordings <n>', 'backlog: recordings waiting in the results folder, ingested and drained under 256 MiB and 0.1 CPU (full 150, quick 10)', whole(1))
     .option('--write-recordings <n>', 'writes: recordings traced with the service up, and as many with it down (full 40, quick 5)', whole(1))
     .option('--soak-recordings <n>', "soak: analyzerpi recordings through one daemon in the unit's memory group, its memory sampled (full 20000, quick 500)", whole(1))
+    .option('--growth-days <n>', "growth: days of a busy station's queue (5,760 recordings a day) through the queue's own operations (full 45, quick 3)", whole(1))
     .option('--steady-sec <s>', 'idle, then steady state: seconds of one recording every --steady-interval-ms (full 600, quick 60)', whole(1))
     .option('--steady-interval-ms <ms>', 'idle, then steady state: ms between recordings (full 15000, quick 2000: faster than a station)', whole(100))
     .option('--delivery-recordings <n>', 'delivery: recordings uploaded by each daemon, the audit and heartbeat on and off, side by side (full 30, quick 5)', whole(1))
@@ -195,6 +201,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     backlogRecordings: f.backlogRecordings ?? size.backlogRecordings,
     writeRecordings: f.writeRecordings ?? size.writeRecordings,
     soakRecordings: f.soakRecordings ?? size.soakRecordings,
+    growthDays: f.growthDays ?? size.growthDays,
     steadySec: f.steadySec ?? size.steadySec,
     steadyIntervalMs: f.steadyIntervalMs ?? size.steadyIntervalMs,
     deliveryRecordings: f.deliveryRecordings ?? size.deliveryRecordings,

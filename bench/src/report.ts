@@ -79,6 +79,14 @@ export function percentile(samples: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
+/** The least-squares slope of `ys` over `xs` (a growth per unit of `xs`); null for fewer than 2 distinct xs. */
+export function leastSquaresSlope(xs: readonly number[], ys: readonly number[]): number | null {
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  return sxx > 0 ? xs.reduce((a, x, k) => a + (x - mx) * (ys[k] - my), 0) / sxx : null;
+}
+
 export function median(samples: readonly number[]): number {
   return percentile(samples, 50);
 }

@@ -6,7 +6,7 @@ import { benchWav } from './audio.js';
 import { createMemoryGroup } from './cgroup.js';
 import type { BenchOptions } from './options.js';
 import { CLI_MAIN, memoryDetail, procMemoryKb, sleep, startNodeIn, type MemoryKb } from './proc.js';
-import { figure, type Figure } from './report.js';
+import { figure, leastSquaresSlope, type Figure } from './report.js';
 import { startCountingService } from './stored-detections.js';
 import { unitEnvironment, unitMemoryMaxBytes, unitNodeOptions } from './unit-options.js';
 import { SOUNDSCAPE_SECONDS, SPECIES } from './workload.js';
@@ -133,12 +133,10 @@ export function summarizeSoak(samples: readonly Sample[], n: number): SoakSummar
   for (const s of second) if (!plateau || s.mem.vmRss > plateau.mem.vmRss) plateau = s;
   let slope: number | null = null;
   if (second.length >= 3) {
-    const xs = second.map((s) => s.recordings / 1000);
-    const ys = second.map((s) => s.mem.rssAnon / 1024);
-    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
-    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-    const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
-    slope = sxx > 0 ? xs.reduce((a, x, k) => a + (x - mx) * (ys[k] - my), 0) / sxx : null;
+    slope = leastSquaresSlope(
+      second.map((s) => s.recordings / 1000),
+      second.map((s) => s.mem.rssAnon / 1024),
+    );
   }
   const checkpoints: SoakSummary['checkpoints'] = [];
   for (let k = 1; k <= CHECKPOINTS; k++) {

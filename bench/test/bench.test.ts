@@ -48,6 +48,7 @@ const TINY = [
   '--backlog-recordings', '1',
   '--write-recordings', '1',
   '--soak-recordings', '2',
+  '--growth-days', '1',
   '--steady-sec', '1',
   '--steady-interval-ms', '500',
   '--table-rows', '100',
@@ -137,6 +138,9 @@ describe('npm run bench (tiny sizes)', () => {
     // The soak: every recording through the daemon exactly once (else the section is not measured), its heap read from the metrics endpoint.
     expect(byId.get('soak.plateauRss')!.detail).toMatchObject({ recordings: 2, detectionsPerRecording: 3, nodeOptions: unitNodeOptions() });
     expect(byId.get('soak.heapUsedEnd')!.value).toBeGreaterThan(0);
+    // The queue's growth: a day of a busy station through the queue's own operations, the file measured.
+    expect(byId.get('growth.day')!.value).toBeGreaterThan(1);
+    expect(byId.get('growth.slope')!.detail).toMatchObject({ days: 1, retainDays: 30 });
     // The daemon's V8 flag in the same run: the agent with TurboFan on beside it, idle and through the steady state.
     for (const id of ['memory.idleRssTurbofan', 'memory.steadyRssTurbofan', 'cpu.steadyPerRecording', 'cpu.steadyPerRecordingTurbofan']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);

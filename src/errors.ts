@@ -13,10 +13,42 @@
  */
 
 /**
- * The CLI's exit code of a failed command, by name (the numbers are `src/cli/exit-codes.ts`'s
- * `EXIT`, documented in `--help` and docs/OPERATOR.md).
+ * The process's exit codes, documented in `--help` (src/cli/exit-codes.ts) and
+ * docs/OPERATOR.md ("Exit codes", held against {@link EXIT_MEANINGS} by
+ * test/lint/error-codes.test.ts). Scripts (and systemd's `Restart=on-failure`,
+ * `RestartPreventExitStatus=`) branch on them, so they never change meaning. A failed
+ * command's code follows from its error's class: the register's `exit`.
  */
-export type ExitKind = 'FAILURE' | 'USAGE' | 'CONFIG' | 'NETWORK' | 'QUEUE';
+export const EXIT = {
+  OK: 0,
+  FAILURE: 1,
+  USAGE: 2,
+  CONFIG: 3,
+  NETWORK: 4,
+  QUEUE: 5,
+  /** `run` only, from the daemon itself (src/daemon/runtime-reporter.ts), not from an error. */
+  QUEUE_UNWRITABLE: 70,
+} as const;
+
+/** Each exit code's meaning: `label` in `--help`, `meaning` in docs/OPERATOR.md. */
+export const EXIT_MEANINGS = {
+  OK: { label: 'ok', meaning: 'ok' },
+  FAILURE: {
+    label: 'failure (a check failed, an operation did not complete)',
+    meaning: 'the command ran and something failed (a doctor check, an item that could not be retried, a file that could not be ingested)',
+  },
+  USAGE: { label: 'usage error (unknown option, missing argument)', meaning: 'usage error: unknown option, bad value (`--period year`), missing argument' },
+  CONFIG: { label: 'configuration invalid', meaning: 'the configuration (file, environment or flags) is invalid' },
+  NETWORK: { label: 'service unreachable or request refused', meaning: 'the service could not be reached or refused the request' },
+  QUEUE: { label: 'queue database unusable', meaning: 'the queue database cannot be opened or is damaged' },
+  QUEUE_UNWRITABLE: {
+    label: 'run: the queue database stays unwritable (systemd restarts it)',
+    meaning: '`run` only: the queue database stays unwritable (three failed writes of the status snapshot in a row); systemd restarts the agent',
+  },
+} as const satisfies Record<keyof typeof EXIT, { label: string; meaning: string }>;
+
+/** The exit code of a failed command, by name: what the register gives each class. */
+export type ExitKind = Exclude<keyof typeof EXIT, 'OK' | 'QUEUE_UNWRITABLE'>;
 
 /** A code an error class declares as its `code`. */
 interface ClassCode {

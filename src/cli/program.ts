@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { StationAgentError, errorCode, errorMessage, exitKind } from '../errors.js';
+import { EXIT, StationAgentError, errorCode, errorMessage, exitKind } from '../errors.js';
 import { knownSecrets, redactDeep, redactSecrets } from '../wire/redact.js';
-import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 import { writeJson } from './format/json.js';
 import { VERSION } from '../version.js';
 

@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { EXIT, errorMessage } from '../errors.js';
 import { setMeta } from '../queue/index.js';
 import { OuterTransaction } from '../queue/transaction.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../runtime/snapshot.js';
@@ -14,7 +14,7 @@ const RUNTIME_CHECK_MS = 10_000;
  * stopped last of all components, so its final write records the stopped state.
  *
  * Three failed writes in a row mean the database is wedged: the process exits with 70
- * so that systemd restarts it.
+ * (`EXIT.QUEUE_UNWRITABLE`) so that systemd restarts it.
  */
 export class RuntimeReporter implements Component {
   readonly name = 'runtime reporter';
@@ -70,7 +70,7 @@ export class RuntimeReporter implements Component {
       this.ctx.log.error(`cannot write to the queue database: ${errorMessage(err)}`);
       if (this.dbFailures >= 3) {
         this.ctx.log.fatal('the queue database stays unwritable: exiting for a restart');
-        process.exit(70);
+        process.exit(EXIT.QUEUE_UNWRITABLE);
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { Queue } from './db.js';
 import { transitionWhere } from './state.js';
+import type { RegisteredCode } from '../errors.js';
 
 export interface RecoveredCounts {
   /** Recordings whose upload was interrupted: now `unknown`. */
@@ -9,7 +10,7 @@ export interface RecoveredCounts {
 }
 
 export const INTERRUPTED_ERROR = 'the agent stopped while sending; the outcome is unknown';
-export const INTERRUPTED_CODE = 'ERR_OUTCOME_UNKNOWN';
+export const INTERRUPTED_CODE = 'ERR_OUTCOME_UNKNOWN' satisfies RegisteredCode;
 
 /**
  * Run once at start-up, before the uploader claims anything: an item still in

@@ -1,7 +1,8 @@
 import type { Queue } from './db.js';
 import { transitionWhere } from './state.js';
+import type { RegisteredCode } from '../errors.js';
 
-export const AUDIOLESS_CODE = 'ERR_NO_AUDIO';
+export const AUDIOLESS_CODE = 'ERR_NO_AUDIO' satisfies RegisteredCode;
 
 /**
  * A recording queued without audio (the disk was low when it came) has nothing to

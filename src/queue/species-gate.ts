@@ -1,6 +1,7 @@
 import type { Queue } from './db.js';
 import { releaseHolds } from './hold.js';
 import { transitionWhere } from './state.js';
+import type { RegisteredCode } from '../errors.js';
 
 /**
  * The species gate (`filters.minDetectionsPer24h` = N): a species' detections are
@@ -22,7 +23,7 @@ import { transitionWhere } from './state.js';
  *   or by an operator) is released.
  */
 export const SPECIES_GATE = 'species-gate';
-export const SPECIES_GATE_CODE = 'ERR_SPECIES_GATE';
+export const SPECIES_GATE_CODE = 'ERR_SPECIES_GATE' satisfies RegisteredCode;
 export const SPECIES_GATE_WINDOW_MS = 86_400_000;
 
 export interface Sighting {

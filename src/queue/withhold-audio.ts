@@ -3,8 +3,9 @@ import { hold } from './hold.js';
 import { RETIRED, type SpoolFile } from './retention.js';
 import { transitionWhere } from './state.js';
 import type { ItemState } from './types.js';
+import type { RegisteredCode } from '../errors.js';
 
-export const AUDIO_WITHHELD_CODE = 'ERR_PRIVACY_AUDIO';
+export const AUDIO_WITHHELD_CODE = 'ERR_PRIVACY_AUDIO' satisfies RegisteredCode;
 
 /**
  * `privacy.audio: never` also for what was queued before the switch: every recording

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
-import { EXIT } from '../../src/cli/exit-codes.js';
+import { EXIT } from '../../src/errors.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { startEmulator, type RunningEmulator } from '@station-agent/emulator';
 import { buildCli, parseJson, runCli, writeCliConfig } from '../helpers/cli.js';

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, NODE_ERROR_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
-import { EXIT, EXIT_MEANINGS } from '../../src/cli/exit-codes.js';
+import { ERROR_CODES, EXIT, EXIT_MEANINGS, NODE_ERROR_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
 import { AuditError } from '../../src/audit/errors.js';
@@ -222,11 +221,25 @@ describe('docs/ARCHITECTURE.md: the error codes', () => {
   });
 });
 
-describe('docs/OPERATOR.md: the exit codes', () => {
-  it('is the CLI\'s table', () => {
+describe('the exit codes in the docs', () => {
+  const keys = Object.keys(EXIT) as (keyof typeof EXIT)[];
+
+  it('docs/OPERATOR.md: is the register\'s table', () => {
     const rows = tableRows(section('docs/OPERATOR.md', 'Exit codes'));
-    const keys = Object.keys(EXIT) as (keyof typeof EXIT)[];
     expect(rows).toEqual(keys.map((k) => [String(EXIT[k]), EXIT_MEANINGS[k].meaning]));
+  });
+
+  it('README.md: names every exit code', () => {
+    const text = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const sentence = /Exit codes:\n([\s\S]*?)\. With `--json`/.exec(text)?.[1] ?? '';
+    expect(keys.filter((k) => !new RegExp(`\\b${EXIT[k]} [a-z(]`).test(sentence))).toEqual([]);
+  });
+
+  it('the units do not restart after a usage or config error', () => {
+    for (const unit of ['systemd/station-agent.service', 'systemd/station-agent@.service']) {
+      const text = readFileSync(path.join(REPO_ROOT, unit), 'utf8');
+      expect(/^RestartPreventExitStatus=(.*)$/m.exec(text)?.[1], unit).toBe(`${EXIT.USAGE} ${EXIT.CONFIG}`);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { runAudit } from '../../audit/audit.js';
 import { NO_AUDIO_REASON, type AuditReport, type Finding } from '../../audit/report.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors.js';
 import { createOutput } from '../format/output.js';
 import { renderTable, type Column } from '../format/table.js';
 import { createCliClient } from './support/client.js';

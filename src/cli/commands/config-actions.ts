@@ -2,7 +2,7 @@ import type { StationConfigRecord } from '../../wire/types.js';
 import { ConfigError, loadConfig, redactConfig, validateStationSettings, type LoadedConfig } from '../../config/index.js';
 import { readStation } from '../../status/report.js';
 import { queueExists } from '../../status/queue-file.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../errors.js';
 import { createOutput } from '../format/output.js';
 import { renderFields } from '../format/table.js';
 import { createCliClient } from './support/client.js';

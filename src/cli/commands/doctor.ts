@@ -34,7 +34,7 @@ ${examples('station-agent doctor', 'station-agent doctor --offline --config ./co
         import('../../status/doctor/run.js'),
         import('../format/output.js'),
         import('../format/doctor-view.js'),
-        import('../exit-codes.js'),
+        import('../../errors.js'),
       ]);
       const report = await runDoctor({ configPath: flags.config, offline: flags.offline === true, timeoutMs: flags.timeout, testAlert: flags.testAlert === true });
       const out = createOutput();

@@ -228,17 +228,17 @@ export function errorMessage(err: unknown): string {
 }
 
 /**
- * The system's codes that may pass by themselves: the disk or a quota full, an I/O error
- * (a card that hiccups), too many open files in the process or the system.
+ * The codes of the system and of SQLite (better-sqlite3's `code`) that may pass by
+ * themselves; `*` takes the code's extended codes too (`SQLITE_BUSY_SNAPSHOT`). The disk or
+ * a quota full, an I/O error (a card that hiccups), too many open files in the process or
+ * the system; the database busy or locked by another connection (the CLI writes beside the
+ * daemon), its disk full, its I/O failing. Not a corrupt, read-only or constraint-refused
+ * database: those stay. docs/ARCHITECTURE.md's "Error codes" lists them.
  */
-const TRANSIENT_SYSTEM_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE']);
+export const TRANSIENT_SYSTEM_CODES = ['ENOSPC', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE', 'SQLITE_BUSY*', 'SQLITE_LOCKED*', 'SQLITE_FULL', 'SQLITE_IOERR*'] as const;
 
-/**
- * SQLite's (better-sqlite3's `code`, extended codes included): the database busy or
- * locked by another connection (the CLI writes beside the daemon), its disk full, an I/O
- * error. Not a corrupt, read-only or constraint-refused database: those stay.
- */
-const TRANSIENT_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR)(_|$)/;
+const TRANSIENT_EXACT: ReadonlySet<string> = new Set(TRANSIENT_SYSTEM_CODES.map((c) => c.replace(/\*$/, '')));
+const TRANSIENT_FAMILIES = TRANSIENT_SYSTEM_CODES.filter((c) => c.endsWith('*')).map((c) => `${c.slice(0, -1)}_`);
 
 /**
  * The one rule of what may pass by itself: the same work, tried again later unchanged,
@@ -256,7 +256,7 @@ const TRANSIENT_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR)(_|$)/;
 export function isTransient(code: string): boolean {
   const entry = registered(code);
   if (entry) return 'transient' in entry && entry.transient;
-  return TRANSIENT_SYSTEM_CODES.has(code) || TRANSIENT_SQLITE.test(code);
+  return TRANSIENT_EXACT.has(code) || TRANSIENT_FAMILIES.some((family) => code.startsWith(family));
 }
 
 /** The CLI's exit code for a failed command, by the class of its error (the register's `exit`). */

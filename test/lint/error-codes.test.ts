@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, EXIT, EXIT_MEANINGS, NODE_ERROR_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
+import { ERROR_CODES, EXIT, EXIT_MEANINGS, NODE_ERROR_CODES, TRANSIENT_SYSTEM_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
 import { AuditError } from '../../src/audit/errors.js';
@@ -214,6 +214,11 @@ describe('docs/ARCHITECTURE.md: the error codes', () => {
 
   it('has one row per code of the register, in its order, with its class, exit code, transience and meaning', () => {
     expect(rows.map((r) => r.slice(0, 5))).toEqual(entries.map(([code, e]) => cells(code, e)));
+  });
+
+  it("lists the system's transient codes as the rule has them", () => {
+    const sentence = /Of the system's codes,([\s\S]*?) are transient/.exec(section('docs/ARCHITECTURE.md', 'Error codes'))?.[1] ?? '';
+    expect([...sentence.matchAll(/`([A-Z_]+\*?)`/g)].map((m) => m[1])).toEqual([...TRANSIENT_SYSTEM_CODES]);
   });
 
   it('says what happens in each row', () => {

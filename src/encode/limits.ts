@@ -20,7 +20,9 @@ export const MAX_HELD_WAV_BYTES = 16 * 1024 * 1024;
  * Whether an encoding failure is the audio's (not a WAV, truncated, a FIFO, its spool
  * file gone): the recording fails and its detections go without a soundscape. Anything
  * else (the encoder crashed, the program is missing, the disk is full) is the station's,
- * retried later.
+ * retried later. Not the register's transient rule (src/errors.ts) but whose failure it is:
+ * a fault of the agent without a code waits here too, rather than cost a soundscape. No
+ * transient failure is the audio's (test/lint/error-codes.test.ts holds the two together).
  */
 export function isAudioFault(err: unknown): boolean {
   return err instanceof AudioFileError || err instanceof NotRegularFileError || (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';

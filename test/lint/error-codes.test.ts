@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, EXIT, EXIT_MEANINGS, NODE_ERROR_CODES, TRANSIENT_SYSTEM_CODES, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
+import { ERROR_CODES, EXIT, EXIT_MEANINGS, NODE_ERROR_CODES, TRANSIENT_SYSTEM_CODES, errorCode, exitKind, isTransient, type RegisteredCode, type StationAgentError } from '../../src/errors.js';
 import { HttpStatusError, NetworkError, OutcomeUnknownError, ServiceRejectedError } from '../../src/api/errors.js';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
 import { AuditError } from '../../src/audit/errors.js';
@@ -17,6 +17,7 @@ import { DaemonLockError, DaemonLockFileError } from '../../src/system/daemon-lo
 import { DeadlineError } from '../../src/system/deadline.js';
 import { FileTooLargeError, NotRegularFileError } from '../../src/system/regular-file.js';
 import { DemoError } from '../../demo/src/errors.js';
+import { isAudioFault } from '../../src/encode/limits.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /**
@@ -182,6 +183,22 @@ describe('isTransient: the one rule of what may pass by itself', () => {
     ['toString', false],
   ])('%s: %s', (code, transient) => {
     expect(isTransient(code)).toBe(transient);
+  });
+});
+
+describe("the encode step's audio faults (src/encode/limits.ts) beside the rule", () => {
+  // The encode step asks whose failure it is: the audio's fails the recording, any other waits
+  // and tries again. A failure that passes by itself is never the audio's, and the audio's never passes.
+  it('is never a transient failure, and no transient failure is one', () => {
+    const errors: unknown[] = [
+      ...INSTANCES,
+      ...TRANSIENT_SYSTEM_CODES.map((c) => Object.assign(new Error(c), { code: c.replace('*', '_X') })),
+      Object.assign(new Error('gone'), { code: 'ENOENT' }),
+      new Error('a fault of the agent'),
+    ];
+    const both = errors.filter((e) => isAudioFault(e) && isTransient(errorCode(e))).map((e) => errorCode(e));
+    expect(both).toEqual([]);
+    expect(errors.filter((e) => isAudioFault(e)).map((e) => errorCode(e)).sort()).toEqual(['ENOENT', 'ERR_AUDIO_INVALID', 'ERR_NOT_REGULAR_FILE']);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { connectionPool, type ConnectionPool } from './pool.js';
 import { VERSION } from '../version.js';
-import { ServiceRejectedError } from './errors.js';
+import { NetworkError, ServiceRejectedError } from './errors.js';
 import { send } from './http.js';
 import { errorCode as codeOf } from '../errors.js';
 import { addSecret, redactDeep, redactText, redactUrl, REDACTED } from '../wire/redact.js';
@@ -167,6 +167,7 @@ export class Transport {
     const ctx = { display };
     let status = 0;
     let errorCode: string | undefined;
+    let neverSent = false;
     try {
       const res = await send(this.#pool, {
         method: x.method,
@@ -181,6 +182,7 @@ export class Transport {
       return { json: readJsonObject(res, ctx), status, display };
     } catch (err) {
       errorCode = codeOf(err);
+      neverSent = err instanceof NetworkError;
       throw err;
     } finally {
       // Without a hook, no report is built (three per recording).
@@ -190,7 +192,7 @@ export class Transport {
           path: `${shown}${query}`,
           status,
           durationMs: performance.now() - started,
-          bytesSent: errorCode === 'ERR_NETWORK_BEFORE_SEND' ? 0 : bytesSent(),
+          bytesSent: neverSent ? 0 : bytesSent(),
           ...(errorCode ? { errorCode } : {}),
         });
       }

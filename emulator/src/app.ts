@@ -129,7 +129,7 @@ export async function buildEmulatorApp(options: EmulatorOptions = {}): Promise<E
     globalDetectionRoutes(app, context);
     speciesRoutes(app, context);
     mediaRoutes(app, context);
-    await registerGraphql(app, context);
+    await registerGraphql(app, context, logger);
     if (options.extend) await options.extend(app, context);
   } catch (err) {
     release();

@@ -19,3 +19,9 @@ export class GraphqlLimitError extends GraphqlError {
   readonly code = 'ERR_GRAPHQL_LIMIT' as const;
   readonly graphqlCode = 'QUERY_TOO_COMPLEX';
 }
+
+/** A subscription beyond what one WebSocket connection may hold (see ws.ts WEB_SOCKET_LIMITS). */
+export class GraphqlSubscriptionLimitError extends GraphqlError {
+  readonly code = 'ERR_GRAPHQL_SUBSCRIPTIONS' as const;
+  readonly graphqlCode = 'TOO_MANY_SUBSCRIPTIONS';
+}

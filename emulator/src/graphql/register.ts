@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { EmulatorContext } from '../context.js';
+import type { EmulatorLogger } from '../options.js';
 import { graphqlHttpRoutes } from './http.js';
 import { registerLocalTimeFunctions } from './queries/local-time.js';
 import { buildGraphqlSchema } from './schema.js';
@@ -10,9 +11,9 @@ import { graphqlWebSocket } from './ws.js';
  * and over WebSocket (graphql-ws), reading the same SQLite database the REST side
  * writes. Call before the app listens.
  */
-export async function registerGraphql(app: FastifyInstance, context: EmulatorContext): Promise<void> {
+export async function registerGraphql(app: FastifyInstance, context: EmulatorContext, logger?: EmulatorLogger): Promise<void> {
   registerLocalTimeFunctions(context.store.db);
   const schema = buildGraphqlSchema();
   await graphqlHttpRoutes(app, context, schema);
-  graphqlWebSocket(app, context, schema);
+  graphqlWebSocket(app, context, schema, logger);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { StationSeed } from '../../src/index.js';
+import type { EmulatorOptions, StationSeed } from '../../src/index.js';
 import { startGqlService, type GqlService } from './helpers.js';
 
 /**
@@ -43,8 +43,8 @@ export const SPECIES = {
   cricket: { scientificName: 'Oecanthus fultoni', commonName: 'Snowy Tree Cricket' },
 } as const;
 
-export async function startWorld(): Promise<World> {
-  const service = await startGqlService({ stations: Object.values(STATIONS), now: () => NOW });
+export async function startWorld(options: EmulatorOptions = {}): Promise<World> {
+  const service = await startGqlService({ ...options, stations: Object.values(STATIONS), now: () => NOW });
   const ids = {} as Record<StationKey, number>;
   for (const [key, seed] of Object.entries(STATIONS) as [StationKey, StationSeed][]) {
     ids[key] = service.emulator.store.stations.byToken(seed.token)!.id;

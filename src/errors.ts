@@ -200,9 +200,6 @@ export type ErrorCode = { [C in RegisteredCode]: Register[C] extends ClassCode ?
 /** The codes the register gives to class `Name`: the type of that class's `code`. */
 export type CodeOf<Name extends string> = { [C in ErrorCode]: Register[C]['class'] extends Name ? C : never }[ErrorCode];
 
-/** A cause code or a queue row's reason: codes no error class declares. */
-export type ReasonOrCauseCode = Exclude<RegisteredCode, ErrorCode>;
-
 export abstract class StationAgentError extends Error {
   abstract readonly code: ErrorCode;
 

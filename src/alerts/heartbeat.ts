@@ -15,7 +15,7 @@ import { notifyReceiver } from './receiver.js';
  */
 
 /** Uploads failing this long (the circuit open) is unhealthy. */
-export const FAILING_FOR_MS = 10 * 60_000;
+const FAILING_FOR_MS = 10 * 60_000;
 /** The reason's length at most: one line. */
 const REASON_CHARS = 200;
 
@@ -36,7 +36,7 @@ export function unhealthyReason(x: HealthInputs): string | null {
 }
 
 /** The request that says `reason` (null: healthy) to the monitor at `url`. */
-export function pingRequest(url: string, reason: string | null): { url: URL; method: 'GET' | 'POST'; body: string } {
+function pingRequest(url: string, reason: string | null): { url: URL; method: 'GET' | 'POST'; body: string } {
   const target = new URL(url);
   if (/\/api\/push\/[^/]+\/?$/.test(target.pathname)) {
     // Uptime Kuma: the same URL, its status and message in the query.

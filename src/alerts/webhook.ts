@@ -46,7 +46,7 @@ export interface WebhookOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 export function alertPayload(notice: Omit<AlertNotice, 'event' | 'key'> & { event: string }, station: string, test = false): AlertPayload {
   const word = notice.state === 'firing' ? 'alert' : 'recovered';
@@ -91,7 +91,7 @@ export interface DeliveryOptions {
   maxQueued: number;
 }
 
-export const DEFAULT_DELIVERY: DeliveryOptions = { attempts: 6, backoff: { baseMs: 5_000, maxMs: 300_000 }, maxQueued: 50 };
+const DEFAULT_DELIVERY: DeliveryOptions = { attempts: 6, backoff: { baseMs: 5_000, maxMs: 300_000 }, maxQueued: 50 };
 
 /**
  * Sends notices one at a time in their own p-queue, each retried with backoff, so

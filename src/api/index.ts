@@ -3,12 +3,6 @@ export { ServiceClient, createServiceClient } from './client.js';
 export type { SoundscapeInfoQuery, UploadSoundscapeArgs } from './client.js';
 export type { CallArg, CallOptions, ResponseInfo, ServiceClientOptions } from './transport.js';
 export {
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_CONNECTIONS,
-  DEFAULT_TIMEOUT_MS,
-  DEFAULT_UPLOAD_TIMEOUT_MS,
-} from './transport.js';
-export {
   ApiError,
   HttpStatusError,
   NetworkError,

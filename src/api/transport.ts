@@ -63,10 +63,10 @@ export interface CallOptions {
 
 export type CallArg = CallOptions | AbortSignal | undefined;
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_UPLOAD_TIMEOUT_MS = 120_000;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONNECTIONS = 4;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_UPLOAD_TIMEOUT_MS = 120_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTIONS = 4;
 
 export interface Exchange {
   method: 'GET' | 'POST';

@@ -87,7 +87,7 @@ export interface FlacEncoder {
 }
 
 /** The compiled worker, next to the compiled version of this module. */
-export const FLAC_WORKER_URL = new URL('./flac-worker.js', import.meta.url);
+const FLAC_WORKER_URL = new URL('./flac-worker.js', import.meta.url);
 
 interface Queued {
   run: () => Promise<EncodeResult>;

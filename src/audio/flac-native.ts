@@ -24,7 +24,7 @@ import type { FlacStreamEncoderFactory } from './flac-encode-job.js';
  * daemon's V8 flag: compiled from source, system/v8-flags.ts) and ran the `bindings` package's
  * search for the file (a stack trace, then a dozen requires that miss).
  */
-export function flacAddonFile(): string {
+function flacAddonFile(): string {
   return packageAddonFile('flac-bindings', 'flac-bindings.node');
 }
 

@@ -3,7 +3,7 @@ import { AudioFileError } from './errors.js';
 /** Format tags we read (`wFormatTag`, or the first two bytes of the EXTENSIBLE sub-format). */
 export const WAVE_FORMAT_PCM = 0x0001;
 export const WAVE_FORMAT_IEEE_FLOAT = 0x0003;
-export const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
+const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 
 /** Names for the tags we refuse, so the error says what the file is rather than a number. */
 const FORMAT_NAMES: Record<number, string> = {

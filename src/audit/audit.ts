@@ -142,7 +142,7 @@ interface Day {
 }
 
 /** The station's local days that `[fromMs, toMs]` touches, each clipped to it. */
-export function localDays(fromMs: number, toMs: number, zone: string): Day[] {
+function localDays(fromMs: number, toMs: number, zone: string): Day[] {
   const out: Day[] = [];
   let at = fromMs;
   while (at <= toMs) {

@@ -13,13 +13,6 @@ export { redactConfig } from './show.js';
 export { REDACTED, redactUrl, urlPassword } from '../wire/redact.js';
 export { renderConfigReference } from './reference.js';
 export {
-  AFTER_UPLOAD_ACTIONS,
-  CLOCK_SYNC_MODES,
-  INPUT_FORMATS,
-  LOG_LEVELS,
-  MQTT_RETAIN_POLICIES,
-  MQTT_VERSIONS,
-  defaultMqttClientId,
   configSchema,
   stationSettingsSchema,
   systemTimeZone,

@@ -31,7 +31,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | null {
   }
 }
 
-export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < offset && i < text.length; i++) {

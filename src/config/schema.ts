@@ -23,13 +23,13 @@ import { luxon } from '../system/luxon.js';
  * them after the key path as they are.
  */
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const INPUT_FORMATS = ['auto', 'results', 'analyzerpi'] as const;
-export const AFTER_UPLOAD_ACTIONS = ['keep', 'delete', 'move'] as const;
-export const RAM_DISK_AUDIO_CHOICES = ['copy', 'keep'] as const;
-export const CLOCK_SYNC_MODES = ['auto', 'always', 'never'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const INPUT_FORMATS = ['auto', 'results', 'analyzerpi'] as const;
+const AFTER_UPLOAD_ACTIONS = ['keep', 'delete', 'move'] as const;
+const RAM_DISK_AUDIO_CHOICES = ['copy', 'keep'] as const;
+const CLOCK_SYNC_MODES = ['auto', 'always', 'never'] as const;
 /** `upload.flacEncoder`: see src/audio/flac-encoder.ts. */
-export const FLAC_ENGINE_CHOICES = ['auto', 'native', 'program', 'wasm'] as const;
+const FLAC_ENGINE_CHOICES = ['auto', 'native', 'program', 'wasm'] as const;
 export type FlacEngineChoice = (typeof FLAC_ENGINE_CHOICES)[number];
 
 /** A number in [min, max], with a message that states both ends. */
@@ -289,11 +289,11 @@ const inputSchema = z
 // ---------------------------------------------------------------------------
 // privacy and filters (station policies: src/policy/)
 
-export const AUDIO_MODES = ['upload', 'never'] as const;
+const AUDIO_MODES = ['upload', 'never'] as const;
 /** The analyzer's human classes (labels file lines `Human vocal_Human vocal`, ...). */
-export const HUMAN_CLASSES = ['Human vocal', 'Human non-vocal', 'Human whistle'] as const;
+const HUMAN_CLASSES = ['Human vocal', 'Human non-vocal', 'Human whistle'] as const;
 /** Classes of the analyzer's labels that the service refuses (422): never posted. */
-export const NON_BIRD_CLASSES = ['Dog', 'Engine', 'Environmental', 'Fireworks', 'Gun', 'Noise', 'Power tools', 'Siren', ...HUMAN_CLASSES] as const;
+const NON_BIRD_CLASSES = ['Dog', 'Engine', 'Environmental', 'Fireworks', 'Gun', 'Noise', 'Power tools', 'Siren', ...HUMAN_CLASSES] as const;
 
 /** A list of species or class names as the labels file writes them. */
 function nameList(defaults: readonly string[]) {
@@ -491,8 +491,8 @@ const metricsSchema = z
       .meta({ examples: ['127.0.0.1:9464'], typeText: '`host:port` or a port' }),
   });
 
-export const MQTT_RETAIN_POLICIES = ['state', 'all', 'none'] as const;
-export const MQTT_VERSIONS = ['3.1.1', '5'] as const;
+const MQTT_RETAIN_POLICIES = ['state', 'all', 'none'] as const;
+const MQTT_VERSIONS = ['3.1.1', '5'] as const;
 const MQTT_PROTOCOLS = ['mqtt:', 'mqtts:', 'ws:', 'wss:'];
 
 function isBrokerUrl(value: string): boolean {
@@ -508,7 +508,7 @@ function isBrokerUrl(value: string): boolean {
 const TOPIC_PREFIX = /^[^#+/\s]+(?:\/[^#+/\s]+)*$/;
 
 /** The machine's host name as an MQTT client id / Home Assistant node id: letters, digits, `_` and `-` only. */
-export function defaultMqttClientId(): string {
+function defaultMqttClientId(): string {
   const host = hostname().toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
   return `station-agent-${host || 'station'}`;
 }

@@ -11,9 +11,9 @@ import type { StationContext } from './context.js';
 const CLOCK_CHECK_MS = 60_000;
 
 /** While the clock is not synchronised: the system is asked every minute. */
-export const CLOCK_PROBE_WAITING_MS = 60_000;
+const CLOCK_PROBE_WAITING_MS = 60_000;
 /** Once synchronised, and at most when the system cannot say: every 15 minutes. */
-export const CLOCK_PROBE_SETTLED_MS = 15 * 60_000;
+const CLOCK_PROBE_SETTLED_MS = 15 * 60_000;
 
 /**
  * How long after an answer the system is asked again for its clock's sync state.
@@ -30,7 +30,7 @@ export const CLOCK_PROBE_SETTLED_MS = 15 * 60_000;
  * @param unknownStreak answers in a row that were `unknown`, this one included.
  * @example clockProbeDelayMs('unknown', 3) // 240000
  */
-export function clockProbeDelayMs(state: ClockSyncState, unknownStreak: number): number {
+function clockProbeDelayMs(state: ClockSyncState, unknownStreak: number): number {
   if (state === 'unsynchronized') return CLOCK_PROBE_WAITING_MS;
   if (state === 'synchronized') return CLOCK_PROBE_SETTLED_MS;
   return Math.min(CLOCK_PROBE_WAITING_MS * 2 ** Math.max(0, unknownStreak - 1), CLOCK_PROBE_SETTLED_MS);

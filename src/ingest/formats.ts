@@ -28,8 +28,7 @@ import { headerKey } from './parsers/table.js';
 import { nonBlankLines } from './parsers/text.js';
 import type { ParseContext, ParsedResultFile, ResultFormat, ResultParser } from './types.js';
 
-export const AUDIO_EXTENSIONS = ['wav', 'flac'] as const;
-export type AudioExtension = (typeof AUDIO_EXTENSIONS)[number];
+type AudioExtension = 'wav' | 'flac';
 
 export type PathClass =
   /** `ext` in lower case, without dot. */

@@ -14,16 +14,14 @@ import type { Labels } from './labels.js';
  * - `sidecar`: `<base>.detections.json`, the agent's own JSON sidecar (docs/SIDECAR.md)
  * - `analyzerpi-json`: `<audio file name>.json`, written by the analyzerpi next to its WAV
  */
-export const RESULT_FORMATS = [
-  'raven',
-  'csv',
-  'audacity',
-  'kaleidoscope',
-  'legacy-csv',
-  'sidecar',
-  'analyzerpi-json',
-] as const;
-export type ResultFormat = (typeof RESULT_FORMATS)[number];
+export type ResultFormat =
+  | 'raven'
+  | 'csv'
+  | 'audacity'
+  | 'kaleidoscope'
+  | 'legacy-csv'
+  | 'sidecar'
+  | 'analyzerpi-json';
 
 export interface ParsedDetection {
   /** Seconds from the start of the recording. */

@@ -7,7 +7,7 @@ export interface ListenAddress {
 }
 
 /** Where the endpoint binds when `metrics.listen` names only a port: this machine only. */
-export const DEFAULT_METRICS_HOST = '127.0.0.1';
+const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 /**
  * Reads `metrics.listen`: `host:port`, `[v6]:port`, or a bare port (`9464`,

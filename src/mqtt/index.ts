@@ -3,7 +3,7 @@
  * `mqtt` package; the first connect does (connection.ts). The daemon imports this
  * module only when `mqtt.enabled` or `mqtt.url` is set.
  */
-export { MqttPublisher, BATCH_SIZE, type MqttMessageKind, type MqttObserver, type MqttPublisherOptions, type MqttRuntime } from './publisher.js';
+export { MqttPublisher, type MqttMessageKind, type MqttObserver, type MqttPublisherOptions, type MqttRuntime } from './publisher.js';
 export { retractFromBroker, clearRetained } from './retract.js';
 export { discoveryMessages, type DiscoveryMessage } from './discovery.js';
 export { stationTopics, type StationTopics, type DetectionPayload, type DetectionUpdatePayload, type StatePayload } from './topics.js';

@@ -64,7 +64,7 @@ export interface MqttPublisherOptions {
   backoff?: BackoffOptions;
 }
 
-export const BATCH_SIZE = 50;
+const BATCH_SIZE = 50;
 const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 60_000 };
 
 export class MqttPublisher {

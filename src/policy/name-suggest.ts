@@ -15,7 +15,7 @@ import { nameKey } from './names.js';
  *   15 letters long then "meant" any label 5 edits away, a guess rather than a typo, and
  *   proving that no label is that close is most of the work.)
  */
-export const MAX_EDITS = 2;
+const MAX_EDITS = 2;
 
 export class NameSuggester {
   /** Every label (scientific and common names), in file order. */

@@ -22,7 +22,7 @@ export { hold, releaseHolds } from './hold.js';
 export { holdCounts, sourceHoldReasons } from './hold-counts.js';
 export { reviewHolds, type HeldItem } from './review-holds.js';
 export { releaseHeld, type HeldSelection, type ReleaseResult } from './release-held.js';
-export { INTERRUPTED_CODE, INTERRUPTED_ERROR, recoverInFlight, type RecoveredCounts } from './recover.js';
+export { INTERRUPTED_CODE, recoverInFlight, type RecoveredCounts } from './recover.js';
 export { queueCounts } from './counts.js';
 export { getItem, getItems } from './get-item.js';
 export { listItems, type ListOptions, type ListPage } from './list-items.js';
@@ -51,4 +51,4 @@ export { detectionsToPublish, updatesToPublish, type OutboxDetection, type Outbo
 export { markDetectionsPublished, markUpdatesPublished } from './mqtt-mark-published.js';
 export { outboxCounts, type OutboxCounts } from './mqtt-outbox-counts.js';
 export { skipUnpublished } from './mqtt-skip-unpublished.js';
-export { AUDIO_WITHHELD_CODE, PRIVACY_HOLD, withholdQueuedAudio, withholdRecordingAudio, type WithheldRecording } from './withhold-audio.js';
+export { withholdQueuedAudio, withholdRecordingAudio, type WithheldRecording } from './withhold-audio.js';

@@ -9,7 +9,7 @@ export interface RecoveredCounts {
   detections: number;
 }
 
-export const INTERRUPTED_ERROR = 'the agent stopped while sending; the outcome is unknown';
+const INTERRUPTED_ERROR = 'the agent stopped while sending; the outcome is unknown';
 export const INTERRUPTED_CODE = 'ERR_OUTCOME_UNKNOWN' satisfies RegisteredCode;
 
 /**

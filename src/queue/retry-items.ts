@@ -59,7 +59,7 @@ export function moveSelected(
 }
 
 /** The selection grouped by kind; `null` ids means every failed item of the kind. */
-export function selected(which: OperatorSelection): [ItemKind, number[] | null][] {
+function selected(which: OperatorSelection): [ItemKind, number[] | null][] {
   if (Array.isArray(which)) {
     const refs = which as readonly ItemRef[];
     const kinds: ItemKind[] = ['recording', 'detection'];

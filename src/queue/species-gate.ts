@@ -24,7 +24,7 @@ import type { RegisteredCode } from '../errors.js';
  */
 export const SPECIES_GATE = 'species-gate';
 export const SPECIES_GATE_CODE = 'ERR_SPECIES_GATE' satisfies RegisteredCode;
-export const SPECIES_GATE_WINDOW_MS = 86_400_000;
+const SPECIES_GATE_WINDOW_MS = 86_400_000;
 
 export interface Sighting {
   /** Scientific name as queued (compared exactly: the labels give one spelling). */

@@ -5,7 +5,7 @@ import { transitionWhere } from './state.js';
 import type { ItemState } from './types.js';
 import type { RegisteredCode } from '../errors.js';
 
-export const AUDIO_WITHHELD_CODE = 'ERR_PRIVACY_AUDIO' satisfies RegisteredCode;
+const AUDIO_WITHHELD_CODE = 'ERR_PRIVACY_AUDIO' satisfies RegisteredCode;
 
 /**
  * `privacy.audio: never` also for what was queued before the switch: every recording
@@ -41,7 +41,7 @@ export function withholdQueuedAudio(q: Queue, now: number = Date.now()): SpoolFi
 }
 
 /** The hold of a recording withheld while a request with it was under way: no later claim takes it. */
-export const PRIVACY_HOLD = 'privacy';
+const PRIVACY_HOLD = 'privacy';
 
 /**
  * What became of a queued recording whose soundscape the privacy policy withholds after it

@@ -14,7 +14,7 @@ export interface BackoffOptions {
   maxMs: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 300_000 };
+const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 1_000, maxMs: 300_000 };
 
 /**
  * @param attempt how many attempts already failed (0 for the first retry)

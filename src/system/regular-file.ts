@@ -30,7 +30,7 @@ export class NotRegularFileError extends StationAgentError {
 }
 
 /** What kind of file `st` describes, in words for a log line. */
-export function fileKind(st: Stats): string {
+function fileKind(st: Stats): string {
   if (st.isFile()) return 'a regular file';
   if (st.isDirectory()) return 'a folder';
   if (st.isSymbolicLink()) return 'a symbolic link';

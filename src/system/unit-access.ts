@@ -30,7 +30,7 @@ export const INPUT_DROP_IN = '50-station-agent-input.conf';
 const SYSTEM_FOLDERS = new Set(['/', '/bin', '/boot', '/dev', '/etc', '/home', '/lib', '/opt', '/proc', '/root', '/run', '/sbin', '/sys', '/tmp', '/usr', '/var', '/var/lib']);
 
 /** The unit a config file in the configuration directory belongs to (station-agent.service's is config.json), or null. */
-export function unitOfConfig(file: string): string | null {
+function unitOfConfig(file: string): string | null {
   if (file === 'config.json') return 'station-agent.service';
   // station-agent@NAME reads %i.json, %i being the instance as the unit's name writes it; the
   // names bin/install accepts for --station (letters, digits, '_', '.', '-') need no escaping.
@@ -39,7 +39,7 @@ export function unitOfConfig(file: string): string | null {
 }
 
 /** The folders a config's agent writes outside its state directory; `problems` says what was left out and why. */
-export function writableFolders(config: unknown, problems: string[]): string[] {
+function writableFolders(config: unknown, problems: string[]): string[] {
   const input = (config as { input?: { dir?: unknown; afterUpload?: unknown; moveTo?: unknown } } | null)?.input;
   if (!input || typeof input !== 'object') return [];
   const wanted = [input.dir, ...(input.afterUpload === 'move' ? [input.moveTo] : [])];
@@ -55,11 +55,11 @@ export function writableFolders(config: unknown, problems: string[]): string[] {
 }
 
 /** One `ReadWritePaths=` value, quoted as a unit file reads it (C escapes, `%` specifiers); `-`: a folder not there yet is no error. */
-export function readWritePathsLine(dir: string): string {
+function readWritePathsLine(dir: string): string {
   return `ReadWritePaths="-${dir.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
 }
 
-export function dropInText(configFile: string, folders: readonly string[]): string {
+function dropInText(configFile: string, folders: readonly string[]): string {
   return (
     `# Written by station-agent's generator from ${configFile} at boot and at every\n` +
     `# systemctl daemon-reload: the agent may write its input folders (input.dir: the spool\n` +

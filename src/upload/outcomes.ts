@@ -13,7 +13,7 @@ import type { UploadQueue } from './upload-queue.js';
  * commit (an fsync). Detections of one recording are posted together and answer within
  * milliseconds of each other; a long soundscape upload beside them is not waited for.
  */
-export const OUTCOME_WAIT_MS = 100;
+const OUTCOME_WAIT_MS = 100;
 
 /** How a send failed, as `UploadHealth.failed` decided it: what the queue records and what is reported. */
 export interface Failure {

@@ -112,7 +112,7 @@ export async function sendDetection(ctx: SendContext, item: ClaimedDetection): P
   return { remoteId: detection.id, reconciled: false };
 }
 
-export function detectionBody(item: ClaimedDetection): PostDetectionBody {
+function detectionBody(item: ClaimedDetection): PostDetectionBody {
   const body: PostDetectionBody = {
     timestamp: item.timestamp,
     commonName: item.commonName,

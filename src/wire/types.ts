@@ -27,8 +27,7 @@ export const REST_PERIODS = ['day', 'week', 'month', 'all'] as const;
 export type RestPeriod = (typeof REST_PERIODS)[number];
 
 /** Calculated certainty; the spec shows `almost_certain`, the rest follow the species summary's buckets. */
-export const CERTAINTIES = ['almost_certain', 'very_likely', 'uncertain', 'unlikely'] as const;
-export type Certainty = (typeof CERTAINTIES)[number];
+export type Certainty = 'almost_certain' | 'very_likely' | 'uncertain' | 'unlikely';
 
 export const STATION_TYPES = ['analyzerpi', 'puc', 'mobile', 'stream_video', 'stream_audio'] as const;
 

@@ -40,7 +40,7 @@ export async function auditAction(flags: AuditFlags): Promise<void> {
 type DayRow = { date: string; kind: string; acknowledged: number; atService: number; missing: number; altered: number; foreign: number; note: string };
 
 /** The report for people: a table per day and kind, then one line per finding. */
-export function renderAudit(report: AuditReport): string[] {
+function renderAudit(report: AuditReport): string[] {
   const rows: DayRow[] = report.days.flatMap((d) => [
     { date: d.date, kind: 'soundscapes', ...d.soundscapes, note: '' },
     { date: d.date, kind: 'detections', ...d.detections, note: d.detections.listed ? '' : 'counts match' },

@@ -4,7 +4,7 @@ import { configOption, examples, jsonOption } from './support/options.js';
 import type { AuditFlags } from './audit-action.js';
 
 /** `7d`, `36h`: a period back from now, in ms, at most MAX_AUDIT_DAYS. */
-export function periodBack(value: string): number {
+function periodBack(value: string): number {
   const m = /^\s*(\d{1,4})\s*([dh])\s*$/.exec(value);
   const ms = m ? Number(m[1]) * (m[2] === 'd' ? 86_400_000 : 3_600_000) : Number.NaN;
   if (!(ms > 0) || ms > MAX_AUDIT_DAYS * 86_400_000) {

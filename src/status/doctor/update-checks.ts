@@ -43,7 +43,7 @@ interface AptPolicy {
 }
 
 /** `apt-cache policy station-agent`, LC_ALL=C. */
-export function parseAptPolicy(text: string): AptPolicy | null {
+function parseAptPolicy(text: string): AptPolicy | null {
   const field = (name: string) => new RegExp(`^\\s+${name}:\\s*(\\S+)`, 'm').exec(text)?.[1] ?? null;
   const installed = field('Installed');
   const candidate = field('Candidate');

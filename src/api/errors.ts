@@ -1,4 +1,5 @@
 import { StationAgentError, type CodeOf } from '../errors.js';
+import { DeadlineError } from '../system/deadline.js';
 
 /**
  * Errors of the typed REST client. The split that matters is *when* a failure
@@ -52,6 +53,16 @@ export class NetworkError extends TransportError {
 /** Sent, but no complete answer came back: the service may have stored it. */
 export class OutcomeUnknownError extends TransportError {
   readonly code: CodeOf<'OutcomeUnknownError'> = 'ERR_OUTCOME_UNKNOWN';
+}
+
+/**
+ * A request that got no answer in time: its total deadline passed (the transport error's
+ * cause is the {@link DeadlineError}, src/system/deadline.ts) or its socket's idle timeout
+ * fired (Node's `ETIMEDOUT`, no byte either way for `timeoutMs`, src/api/http.ts). An
+ * operator is told the same of both: no answer within the time limit.
+ */
+export function timedOut(err: unknown): err is NetworkError | OutcomeUnknownError {
+  return err instanceof TransportError && (err.cause instanceof DeadlineError || err.cause_code === 'ETIMEDOUT');
 }
 
 export interface HttpErrorDetails {

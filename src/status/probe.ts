@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.js';
 import { classifyBody, isTokenRefusal } from '../api/answer.js';
+import { HttpStatusError, ServiceRejectedError, timedOut } from '../api/errors.js';
 import { sendOnce } from '../api/http.js';
 import { StationAgentError, errorMessage } from '../errors.js';
 import { isObject } from '../wire/json-object.js';
@@ -65,26 +66,16 @@ export async function probeService(config: Config, options: { timeoutMs?: number
     const { html, json } = classifyBody(res.headers['content-type'], res.body.toString('utf8'));
     const body = json ?? null;
     const latencyMs = elapsed();
-    const message = serverMessage(body);
     if (status >= 200 && status < 300) {
       if (!html && isObject(body) && body.success === true) return { ...checked, reachable: true, tokenValid: true, status, latencyMs };
-      return { ...checked, reachable: true, status, latencyMs, error: { code: 'ERR_SERVICE_REJECTED', message: `HTTP ${status} without a JSON answer (${shown})` } };
+      return { ...checked, reachable: true, status, latencyMs, error: shownError(new ServiceRejectedError(`HTTP ${status} without a JSON answer`, shown, status, body, 'success')) };
     }
-    const detail = `HTTP ${status}${html ? ' (HTML page instead of JSON)' : ''}${message ? `: ${message}` : ''} (${shown})`;
     const refused = isTokenRefusal(status, html);
-    return {
-      ...checked,
-      reachable: true,
-      tokenValid: refused ? false : null,
-      status,
-      latencyMs,
-      error: { code: 'ERR_HTTP_STATUS', message: redactText(detail) },
-    };
+    const error = new HttpStatusError(shown, { status, body, serverMessage: serverMessage(body), errors: undefined, html, retryAfterMs: undefined });
+    return { ...checked, reachable: true, tokenValid: refused ? false : null, status, latencyMs, error: shownError(error) };
   } catch (err) {
     // The idle timeout or the deadline: the same to an operator.
-    const causeCode = (err as { cause_code?: unknown }).cause_code;
-    const timedOut = causeCode === 'ETIMEDOUT' || causeCode === 'ERR_DEADLINE';
-    const message = timedOut ? `no answer within ${timeoutMs} ms (${shown})` : errorMessage(err);
+    const message = timedOut(err) ? `no answer within ${timeoutMs} ms (${shown})` : errorMessage(err);
     const code = err instanceof StationAgentError ? err.code : 'ERR_NETWORK_BEFORE_SEND';
     return { ...checked, reachable: false, latencyMs: elapsed(), error: { code, message: redactText(message) } };
   }
@@ -92,4 +83,9 @@ export async function probeService(config: Config, options: { timeoutMs?: number
 
 function serverMessage(body: unknown): string | undefined {
   return isObject(body) && typeof body.message === 'string' ? body.message : undefined;
+}
+
+/** An answer's error as `status` and `doctor` show it: its code, its message cleared of every secret (the service may echo the token). */
+function shownError(err: StationAgentError): { code: string; message: string } {
+  return { code: err.code, message: redactText(err.message) };
 }

@@ -230,7 +230,7 @@ describe('station-agent status', () => {
       const result = await runCli(['status', '--json', '--config', config], { env: { STATION_AGENT_BASE_URL: proxy.url } });
       expect(result.code).toBe(0);
       const service = parseJson(result).service;
-      expect(service).toMatchObject({ reachable: true, tokenValid: null, status: 502 });
+      expect(service).toMatchObject({ reachable: true, tokenValid: null, status: 502, error: { code: 'ERR_HTTP_STATUS' } });
       expect(service.error.message).toContain('HTML page instead of JSON');
       expect(service.error.message).toContain('/stations/<redacted>/stats');
       expect(proxy.requests[0].url).toBe(`/api/v1/stations/${TOKEN}/stats`);
@@ -240,7 +240,7 @@ describe('station-agent status', () => {
     const silent = await startSilentTcp();
     try {
       const result = await runCli(['status', '--json', '--timeout', '500', '--config', config], { env: { STATION_AGENT_BASE_URL: `http://127.0.0.1:${silent.port}` } });
-      expect(parseJson(result).service).toMatchObject({ reachable: false, tokenValid: null, error: { message: expect.stringContaining('no answer within 500 ms') } });
+      expect(parseJson(result).service).toMatchObject({ reachable: false, tokenValid: null, error: { code: 'ERR_OUTCOME_UNKNOWN', message: expect.stringContaining('no answer within 500 ms') } });
     } finally {
       await silent.close();
     }

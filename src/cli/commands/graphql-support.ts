@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { HttpStatusError, NetworkError, OutcomeUnknownError } from '../../api/errors.js';
+import { HttpStatusError, NetworkError, OutcomeUnknownError, timedOut } from '../../api/errors.js';
 import { classifyBody } from '../../api/answer.js';
 import type { WireResponse } from '../../api/http.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -50,9 +50,8 @@ export async function postGraphql<T = Record<string, unknown>>(
       timeoutMs,
     });
   } catch (err) {
-    const code = err instanceof NetworkError || err instanceof OutcomeUnknownError ? err.cause_code : undefined;
-    if (code === 'ERR_DEADLINE' || code === 'ETIMEDOUT') throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, code, { cause: err });
-    if (err instanceof NetworkError) throw new NetworkError(`cannot reach the GraphQL endpoint: ${code ?? errorMessage(err.cause)}`, label, code, { cause: err });
+    if (timedOut(err)) throw new OutcomeUnknownError(`no answer within ${timeoutMs} ms`, label, err.cause_code, { cause: err });
+    if (err instanceof NetworkError) throw new NetworkError(`cannot reach the GraphQL endpoint: ${err.cause_code ?? errorMessage(err.cause)}`, label, err.cause_code, { cause: err });
     throw err;
   }
   // Not JSON (an HTML page from a proxy, anything else): reported below with the status.

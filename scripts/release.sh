@@ -11,16 +11,20 @@
 #      release-metrics.txt (the newest version of each suite and when it was published:
 #      docs/FLEET.md) and SHA256SUMS of the packages and the keyring, signed (SHA256SUMS.asc).
 #
-#   scripts/release.sh --key KEY --repo DIR [--suite stable|testing] [--db DIR]
-#                      [--debs DIR] [--no-test]
+#   scripts/release.sh --key KEY | --key-env NAME  --repo DIR [--tag TAG]
+#                      [--suite stable|testing] [--db DIR] [--debs DIR] [--no-test]
 #
 #   --key KEY    the signing key: a file holding an (unprotected) OpenPGP secret key, imported
-#                into a temporary GnuPG home that is removed afterwards (a forge's secret), or
-#                a key id or fingerprint in $GNUPGHOME (a release machine's own keyring).
-#                The key never enters the repository.
+#                into a temporary GnuPG home that is removed afterwards, or a key id or
+#                fingerprint in $GNUPGHOME (a release machine's own keyring).
+#   --key-env NAME  the same key file's text in the environment variable NAME (a forge's
+#                secret), imported the same way. The key never enters the repository.
+#   --tag TAG    the tag being released (v<version>, as a forge names it): it must name
+#                package.json's version, and a version with a ~ (v0.2.0~rc1) goes to testing
+#                unless --suite says otherwise.
 #   --repo DIR   the repository as it is published (serve it as it is: docs/INSTALL.md);
 #                created when missing, kept between releases.
-#   --suite S    stable (default) or testing: a suite per channel.
+#   --suite S    stable (default; testing for a --tag with a ~): a suite per channel.
 #   --db DIR     reprepro's own conf/ and db/ (what is in the repository; never published);
 #                default DIR.db beside --repo. Keep it with the repository.
 #   --debs DIR   take the packages from DIR instead of building them (station-agent_*.deb).
@@ -29,7 +33,9 @@
 # A suite holds the newest version it was given; older packages stay in pool/ and in
 # SHA256SUMS. Going back is `apt install station-agent=<version>` of another configured suite
 # (testing back to stable), or `apt install ./<older>.deb` from pool/. Needs Debian with
-# apt; root the first time (reprepro, gnupg).
+# apt and npm (any Node.js: npm ci installs the pinned one, which runs everything after it);
+# root the first time (reprepro, gnupg, lintian and the build's tools, from Debian's apt).
+# Nothing needs to run before it: it runs npm ci itself when node_modules is missing or old.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,24 +44,39 @@ SCRIPT=release
 source "$REPO/scripts/lib/script.sh"
 # shellcheck source=lib/release-metrics.sh
 source "$REPO/scripts/lib/release-metrics.sh"
+# shellcheck source=lib/targets.sh
+source "$REPO/scripts/lib/targets.sh"
 export STATION_AGENT_CACHE=$CACHE
 
-key='' repo='' suite=stable db='' debs='' run_tests=yes
+key='' key_env='' tag='' repo='' suite='' db='' debs='' run_tests=yes
 while [[ $# -gt 0 ]]; do
   case $1 in
     --key) [[ $# -ge 2 ]] || die "--key needs a key file or id"; key=$2; shift 2 ;;
+    --key-env) [[ $# -ge 2 ]] || die "--key-env needs the name of an environment variable"; key_env=$2; shift 2 ;;
+    --tag) [[ $# -ge 2 ]] || die "--tag needs the tag's name"; tag=$2; shift 2 ;;
     --repo) [[ $# -ge 2 ]] || die "--repo needs a folder"; repo=$2; shift 2 ;;
     --suite) [[ $# -ge 2 ]] || die "--suite needs stable or testing"; suite=$2; shift 2 ;;
     --db) [[ $# -ge 2 ]] || die "--db needs a folder"; db=$2; shift 2 ;;
     --debs) [[ $# -ge 2 ]] || die "--debs needs a folder"; debs=$(cd "$2" && pwd); shift 2 ;;
     --no-test) run_tests=no; shift ;;
-    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
-[[ -n $key ]] || die "--key is missing: the key to sign the repository with (a secret key file, or a key id in \$GNUPGHOME)"
+[[ -z $key || -z $key_env ]] || die "--key and --key-env: one signing key"
+[[ -n $key || -n $key_env ]] || die "--key is missing: the key to sign the repository with (a secret key file, or a key id in \$GNUPGHOME; --key-env NAME: its text in \$NAME)"
 [[ -n $repo ]] || die "--repo is missing: the folder of the repository"
+if [[ -n $tag ]]; then
+  version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$REPO/package.json")
+  [[ $tag == "v$version" ]] || die "--tag $tag does not name package.json's version $version (the tag is v$version)"
+  [[ -n $suite ]] || case $version in *~*) suite=testing ;; *) suite=stable ;; esac
+fi
+suite=${suite:-stable}
 case $suite in stable | testing) ;; *) die "--suite '$suite': stable or testing" ;; esac
+# test:package's scenarios read the real analyzer output where it is kept (../shared/fixtures/real,
+# never copied into this tree): said now rather than after minutes of building.
+[[ $run_tests == no || -d $REPO/../shared/fixtures/real ]] ||
+  die "test:package reads the analyzer fixtures from $(dirname "$REPO")/shared/fixtures/real, which is missing: put ../shared beside this tree"
 mkdir -p "$repo"
 repo=$(cd "$repo" && pwd)
 db=${db:-$repo.db}
@@ -66,6 +87,8 @@ db=$(cd "$db" && pwd)
 missing=()
 command -v reprepro >/dev/null || missing+=(reprepro)
 command -v gpg >/dev/null || missing+=(gnupg)
+# scripts/package.sh checks the packages with lintian where it is installed: a release's always are.
+[[ -n $debs ]] || command -v lintian >/dev/null || missing+=(lintian)
 if ((${#missing[@]})); then
   [[ $EUID -eq 0 ]] || die "missing ${missing[*]}: run as root once, or: sudo apt-get install -y ${missing[*]}"
   say "Installing ${missing[*]}"
@@ -73,18 +96,28 @@ if ((${#missing[@]})); then
     { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
 fi
 
-# The signing key. A key file goes into a GnuPG home of its own, removed on exit.
-if [[ -f $key ]]; then
+# The signing key. A key file, or a variable's, goes into a GnuPG home of its own, removed on exit.
+if [[ -n $key_env ]]; then
+  [[ -n ${!key_env:-} ]] || die "--key-env $key_env: the environment variable $key_env is empty or not set"
+fi
+if [[ -n $key_env || -f $key ]]; then
   GNUPGHOME=$(mktemp -d)
   export GNUPGHOME
   trap 'gpgconf --kill all >/dev/null 2>&1 || true; rm -rf "$GNUPGHOME"' EXIT
-  gpg --batch --quiet --import "$key" 2>/dev/null || die "--key $key: not an OpenPGP secret key gpg can import"
+  if [[ -n $key_env ]]; then
+    printf '%s\n' "${!key_env}" | gpg --batch --quiet --import 2>/dev/null || die "--key-env $key_env: not an OpenPGP secret key gpg can import"
+  else
+    gpg --batch --quiet --import "$key" 2>/dev/null || die "--key $key: not an OpenPGP secret key gpg can import"
+  fi
   fingerprint=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
 else
   fingerprint=$(gpg --batch --with-colons --list-secret-keys -- "$key" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }') || true
 fi
-[[ -n ${fingerprint:-} ]] || die "--key $key: no secret key to sign with"
+[[ -n ${fingerprint:-} ]] || die "--key${key_env:+-env} ${key:-$key_env}: no secret key to sign with"
 say "Signing with $fingerprint"
+
+# This tree's dependencies and its pinned Node.js, for the build and test:package.
+[[ -n $debs && $run_tests == no ]] || target_node_modules
 
 if [[ -z $debs ]]; then
   debs=$CACHE/release/debs

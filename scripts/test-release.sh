@@ -29,10 +29,20 @@
 #      stands in for it (start as User=, stop by SIGTERM and a wait up to TimeoutStopSec=, the
 #      generators at daemon-reload).
 #
-# arm64 is not run in the root file system: a chroot of arm64 programs needs binfmt_misc
-# (the kernel's, shared by the whole machine), which this script does not register. Needs
-# Debian with apt, root (chroot, mount), the network for Debian's packages on the first run.
-# Cache: STATION_AGENT_CACHE (~/.cache/station-agent).
+# `npm run test:release -- --arch arm64` runs steps 1 and 2, then, in a Debian 12 arm64 root
+# file system (mmdebstrap --arch=arm64: every program in it, apt's and the agent's, runs under
+# qemu-aarch64): docs/INSTALL.md's add-repository commands install the arm64 package from the
+# repository; test/release/arm64-root.test.ts checks its --version and uploads a backlog
+# exactly once; then a newer version with one more queue migration is published and
+# `apt-get upgrade` takes it there, the queue kept and migrated by the arm64 postinst. A chroot of arm64 programs needs binfmt_misc, the kernel's and so the whole
+# machine's: this mode mounts it if needed and registers qemu-aarch64 (qemu-user-static and
+# binfmt-support, Debian's, with the F flag a chroot needs; arch-test for mmdebstrap) when it
+# is not.
+#
+#   scripts/test-release.sh [--arch amd64|arm64]
+#
+# Needs Debian with apt, root (chroot, mount), the network for Debian's packages on the first
+# run. Cache: STATION_AGENT_CACHE (~/.cache/station-agent).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,10 +50,24 @@ SCRIPT=test:release
 # shellcheck source=lib/script.sh
 source "$REPO/scripts/lib/script.sh"
 export STATION_AGENT_CACHE=$CACHE
+ARCH=amd64
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --arch) [[ ${2:-} == amd64 || ${2:-} == arm64 ]] || die "--arch needs amd64 or arm64"; ARCH=$2; shift 2 ;;
+    -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+done
 [[ $EUID -eq 0 ]] || die "run as root (chroot, mount): sudo npm run test:release"
 
 missing=()
 for tool in mmdebstrap reprepro gpg; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if [[ $ARCH == arm64 ]]; then
+  command -v qemu-aarch64-static >/dev/null || missing+=(qemu-user-static)
+  command -v update-binfmts >/dev/null || missing+=(binfmt-support)
+  # mmdebstrap checks with it that the machine runs arm64 programs.
+  command -v arch-test >/dev/null || missing+=(arch-test)
+fi
 if ((${#missing[@]})); then
   missing=("${missing[@]/gpg/gnupg}")
   say "Installing ${missing[*]}"
@@ -96,33 +120,56 @@ run_doc() { # run_doc ID [sed expressions...]: the block, edited by the expressi
   { yes || true; } | inroot sh -ec "$block"
 }
 
-say "1. Throwaway keys"
-export GNUPGHOME=$WORK/gnupg
-mkdir -m 0700 "$GNUPGHOME"
-gpg --batch --quiet --passphrase '' --quick-gen-key 'station-agent release test <release@example.invalid>' ed25519 sign never
-gpg --batch --armor --export-secret-keys >"$WORK/release.key"
-other=$WORK/gnupg-other
-mkdir -m 0700 "$other"
-GNUPGHOME=$other gpg --batch --quiet --passphrase '' --quick-gen-key 'someone else <other@example.invalid>' ed25519 sign never
-GNUPGHOME=$other gpg --batch --armor --export-secret-keys >"$WORK/other.key"
-
-say "2. scripts/release.sh: the packages and the repository (stable)"
-DEBS=$WORK/debs-old
-mkdir -p "$DEBS"
-if [[ -n ${STATION_AGENT_RELEASE_DEBS:-} ]]; then
-  cp "$STATION_AGENT_RELEASE_DEBS"/station-agent_*.deb "$DEBS/"
-else
-  "$REPO/scripts/package.sh" --arch arm64 --arch amd64 --out "$DEBS"
-fi
-"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$DEBS" --no-test
-OLD=$(dpkg-deb -f "$(ls "$DEBS"/*_amd64.deb)" Version)
-# The older release, kept where an owner keeps one (a second folder, a USB stick).
-cp -a "$WORK/repo" "$WORK/repo-old"
-
-say "3. A newer version with one more queue migration, into stable"
-NEW=$OLD+upgrade1
-SCHEMA=$(dpkg-deb -I "$(ls "$DEBS"/*_amd64.deb)" preinst | sed -n 's/^SA_QUEUE_SCHEMA=//p')
-[[ $SCHEMA =~ ^[0-9]+$ ]] || die "the package's preinst names no SA_QUEUE_SCHEMA"
+# A Debian 12 root file system for ARCH at ROOT, with the packages INCLUDE (a comma list), /proc
+# mounted and /srv for the repositories (copied in: no bind mount of this machine's folders).
+# mmdebstrap builds it once from Debian's packages and keeps it (a copy is used each run),
+# named by ARCH and INCLUDE, so a new list builds a new one.
+make_root() { # make_root ARCH INCLUDE
+  local base
+  base=$CACHE/release/rootfs-bookworm-$1-$(printf '%s' "$2" | sha1sum | cut -c1-8)
+  if [[ ! -d $base/usr ]]; then
+    mkdir -p "$(dirname "$base")"
+    rm -rf "$base.tmp"
+    mmdebstrap --arch="$1" --variant=apt --include="$2" bookworm "$base.tmp"
+    mv "$base.tmp" "$base"
+  fi
+  cp -a "$base" "$ROOT"
+  # /proc for the agent's Node.js; /dev is mmdebstrap's own device nodes.
+  mount -t proc proc "$ROOT/proc"
+  # The machine's name, as a station's /etc/hosts has it (sudo looks it up).
+  grep -qw "$(hostname)" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >>"$ROOT/etc/hosts"
+  mkdir -p "$ROOT/srv"
+}
+installed() { inroot dpkg-query -W -f='${Version}' station-agent 2>/dev/null; }
+# docs/INSTALL.md's first commands as they are, REPO a file: URI (curl reads it too); the
+# editor and the start are the owner's. VERSION is what they must install.
+install_from_docs() { # install_from_docs REPO-URI VERSION
+  note "docs/INSTALL.md, add-repository:"
+  run_doc add-repository '/sudo nano /d' '/systemctl start/d' "1i REPO=$1" >"$WORK/install.log" 2>&1 ||
+    { cat "$WORK/install.log"; fail "docs/INSTALL.md's commands: the keyring, the .sources, apt update, apt install station-agent"; }
+  check "docs/INSTALL.md's commands install $2 from the file: source" test "$(installed)" = "$2"
+}
+# test/release/systemctl in systemctl's own place (diverted, as Debian replaces a package's
+# file): unattended-upgrade runs dpkg, and so deb-systemd-invoke, with a PATH of its own,
+# without /usr/local. Then test/release's tests can run (they need this tree built).
+standin_systemctl() {
+  inroot dpkg-divert --quiet --local --rename --divert /usr/bin/systemctl.real --add /usr/bin/systemctl
+  install -m 0755 "$REPO/test/release/systemctl" "$ROOT/usr/bin/systemctl"
+  [[ -f $REPO/dist/bundle/main.js ]] || (cd "$REPO" && npm run build >/dev/null)
+}
+# As the service's user, as the unit runs it: root would leave SQLite's -shm file root's.
+asagent() { inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups "$@"; }
+# The queue's detections by state, as the agent's own status says.
+queued() { asagent station-agent status --offline --json | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const q = JSON.parse(t).queue; console.log(JSON.stringify(q.detections)); })'; }
+# The queue's schema version, and whether repack's migration (its table) ran: "<version> <0|1>".
+queue_schema() {
+  asagent /opt/station-agent/node/bin/node -e '
+    const D = require("/opt/station-agent/node_modules/better-sqlite3");
+    const db = new D("/var/lib/station-agent/queue.db", { readonly: true });
+    console.log(db.pragma("user_version", { simple: true }), db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = ?").get("release_test").n);'
+}
+# A newer version: the package repacked with VERSION and one more queue migration (what a
+# release that changes the queue's schema ships). Needs SCHEMA, the package's own.
 repack() { # repack IN.deb VERSION OUT-DIR: the same package, VERSION, migration SCHEMA+1
   local in=$1 dir=$3 tree bundle
   tree=$(mktemp -d "$WORK/repack.XXXXXX")
@@ -145,6 +192,93 @@ repack() { # repack IN.deb VERSION OUT-DIR: the same package, VERSION, migration
   dpkg-deb --build --root-owner-group -Zgzip "$tree" "$dir/" >/dev/null
   rm -rf "$tree"
 }
+finish() {
+  if ((failures)); then
+    die "$failures check(s) failed, after $(elapsed)"
+  fi
+  say "release ($ARCH): passed in $(elapsed)"
+  exit 0
+}
+# arm64 programs run in a chroot only through binfmt_misc: qemu-aarch64 registered with the F
+# flag (the kernel opens the interpreter when it is registered, so the root need not hold it).
+binfmt_arm64() {
+  local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
+  if [[ ! -e /proc/sys/fs/binfmt_misc/status ]]; then
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+      die "binfmt_misc is not mounted and cannot be (mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc): no arm64 root file system here"
+  fi
+  [[ -e $entry ]] || update-binfmts --enable qemu-aarch64 ||
+    die "qemu-aarch64 is not registered in binfmt_misc and update-binfmts --enable qemu-aarch64 failed"
+  [[ $(head -1 "$entry") == enabled ]] || die "$entry is disabled (update-binfmts --enable qemu-aarch64)"
+  grep -q '^flags: .*F' "$entry" || die "$entry has no F flag ($(grep '^flags' "$entry")): a chroot cannot find its interpreter (qemu-user-static registers it so)"
+  note "binfmt_misc: $(grep -E '^(interpreter|flags)' "$entry" | tr '\n' ' ')"
+}
+
+say "1. Throwaway keys"
+export GNUPGHOME=$WORK/gnupg
+mkdir -m 0700 "$GNUPGHOME"
+gpg --batch --quiet --passphrase '' --quick-gen-key 'station-agent release test <release@example.invalid>' ed25519 sign never
+gpg --batch --armor --export-secret-keys >"$WORK/release.key"
+other=$WORK/gnupg-other
+mkdir -m 0700 "$other"
+GNUPGHOME=$other gpg --batch --quiet --passphrase '' --quick-gen-key 'someone else <other@example.invalid>' ed25519 sign never
+GNUPGHOME=$other gpg --batch --armor --export-secret-keys >"$WORK/other.key"
+
+say "2. scripts/release.sh: the packages and the repository (stable)"
+DEBS=$WORK/debs-old
+mkdir -p "$DEBS"
+if [[ -n ${STATION_AGENT_RELEASE_DEBS:-} ]]; then
+  cp "$STATION_AGENT_RELEASE_DEBS"/station-agent_*.deb "$DEBS/"
+else
+  "$REPO/scripts/package.sh" --arch arm64 --arch amd64 --out "$DEBS"
+fi
+"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$DEBS" --no-test
+OLD=$(dpkg-deb -f "$(ls "$DEBS"/*_amd64.deb)" Version)
+SCHEMA=$(dpkg-deb -I "$(ls "$DEBS"/*_amd64.deb)" preinst | sed -n 's/^SA_QUEUE_SCHEMA=//p')
+[[ $SCHEMA =~ ^[0-9]+$ ]] || die "the package's preinst names no SA_QUEUE_SCHEMA"
+# The older release, kept where an owner keeps one (a second folder, a USB stick).
+cp -a "$WORK/repo" "$WORK/repo-old"
+
+if [[ $ARCH == arm64 ]]; then
+  say "3. A Debian 12 arm64 root file system (mmdebstrap --arch=arm64, qemu-aarch64 through binfmt_misc)"
+  binfmt_arm64
+  # What the package needs (systemd, libflac12, flac) and what docs/INSTALL.md's commands use.
+  make_root arm64 systemd,libflac12,flac,sudo,curl
+  check "the root's programs are arm64 (dpkg --print-architecture)" test "$(inroot dpkg --print-architecture)" = arm64
+  cp -a "$WORK/repo" "$ROOT/srv/"
+  say "4. docs/INSTALL.md's commands in it, from the repository"
+  install_from_docs file:///srv/repo "$OLD"
+  check "apt took the arm64 package" test "$(inroot dpkg-query -W -f='${Architecture}' station-agent)" = arm64
+  say "5. The arm64 agent: --version, and an upload (test/release/arm64-root.test.ts)"
+  standin_systemctl
+  if (cd "$REPO" && STATION_AGENT_RELEASE_ROOT=$ROOT STATION_AGENT_RELEASE_VERSION=$OLD \
+    npx vitest run --config test/release/vitest.config.ts test/release/arm64-root.test.ts); then
+    pass "the arm64 agent from the repository prints its version and uploads exactly once"
+  else
+    fail "the arm64 agent in the arm64 root file system (test/release/arm64-root.test.ts)"
+    tail -20 "$ROOT/var/log/systemctl-standin.log" "$ROOT/var/log/station-agent.log" 2>/dev/null | sed 's/^/      /'
+  fi
+  say "6. A newer version with one more queue migration: apt-get upgrade in the arm64 root"
+  NEW=$OLD+upgrade1
+  for deb in "$DEBS"/*.deb; do repack "$deb" "$NEW" "$WORK/debs-new"; done
+  "$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-new" --no-test >/dev/null
+  rm -rf "$ROOT/srv/repo"
+  cp -a "$WORK/repo" "$ROOT/srv/"
+  # The agent stays stopped (no systemd here: postinst starts nothing); the test's queue stays.
+  rm -rf "$ROOT/run/systemd/system"
+  before=$(queued)
+  inroot apt-get -q update >"$WORK/update.log" 2>&1 || { cat "$WORK/update.log"; die "apt-get update failed"; }
+  inroot apt-get -q -y upgrade >"$WORK/upgrade.log" 2>&1 || { cat "$WORK/upgrade.log"; fail "apt-get upgrade"; }
+  check "apt-get upgrade takes $NEW (arm64)" test "$(installed)" = "$NEW"
+  check "the queue's items are kept ($before)" test "$(queued)" = "$before"
+  schema=$(queue_schema)
+  check "postinst ran the new migration ($((SCHEMA + 1))) on the queue, under qemu (schema, table: $schema)" test "$schema" = "$((SCHEMA + 1)) 1"
+  check "the upgraded agent prints its version" test "$(inroot station-agent --version)" = "$NEW"
+  finish
+fi
+
+say "3. A newer version with one more queue migration, into stable"
+NEW=$OLD+upgrade1
 rm -rf "$WORK/debs-new"
 for deb in "$DEBS"/*.deb; do repack "$deb" "$NEW" "$WORK/debs-new"; done
 "$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-new" --no-test
@@ -155,33 +289,12 @@ check "dists/stable has InRelease and Release.gpg" test -s "$WORK/repo/dists/sta
 check "the repository holds no private key" bash -c "! grep -rl 'PRIVATE KEY' '$WORK/repo'"
 
 say "4. A Debian 12 root file system (mmdebstrap, Debian's packages)"
-# Built once and kept (a copy is used each run): Debian 12 with apt, what the package needs
-# (systemd, libflac12, flac), unattended-upgrades, and what docs/INSTALL.md's commands use
-# (sudo, curl). Named by that list, so a new list builds a new one.
-INCLUDE=systemd,libflac12,flac,unattended-upgrades,python3-apt,sudo,curl
-BASE=$CACHE/release/rootfs-bookworm-amd64-$(printf '%s' "$INCLUDE" | sha1sum | cut -c1-8)
-if [[ ! -d $BASE/usr ]]; then
-  mkdir -p "$(dirname "$BASE")"
-  rm -rf "$BASE.tmp"
-  mmdebstrap --variant=apt --include="$INCLUDE" bookworm "$BASE.tmp"
-  mv "$BASE.tmp" "$BASE"
-fi
-cp -a "$BASE" "$ROOT"
-# /proc for the agent's Node.js; /dev is mmdebstrap's own device nodes. The repositories are
-# copied in (no bind mount of this machine's folders).
-mount -t proc proc "$ROOT/proc"
-# The machine's name, as a station's /etc/hosts has it (sudo looks it up).
-grep -qw "$(hostname)" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.1.1 $(hostname)" >>"$ROOT/etc/hosts"
-mkdir -p "$ROOT/srv"
+# Debian 12 with apt, what the package needs (systemd, libflac12, flac), unattended-upgrades,
+# and what docs/INSTALL.md's commands use (sudo, curl).
+make_root amd64 systemd,libflac12,flac,unattended-upgrades,python3-apt,sudo,curl
 cp -a "$WORK/repo" "$WORK/repo-old" "$ROOT/srv/"
 
-# docs/INSTALL.md's first commands as they are, REPO a file: URI (curl reads it too); the
-# editor and the start are the owner's.
-note "docs/INSTALL.md, add-repository:"
-run_doc add-repository '/sudo nano /d' '/systemctl start/d' '1i REPO=file:///srv/repo-old' >"$WORK/install.log" 2>&1 ||
-  { cat "$WORK/install.log"; fail "docs/INSTALL.md's commands: the keyring, the .sources, apt update, apt install station-agent"; }
-installed() { inroot dpkg-query -W -f='${Version}' station-agent 2>/dev/null; }
-check "docs/INSTALL.md's commands install $OLD from the file: source" test "$(installed)" = "$OLD"
+install_from_docs file:///srv/repo-old "$OLD"
 check "the keyring is the repository's" cmp -s "$ROOT/etc/apt/keyrings/station-agent.gpg" "$WORK/repo/station-agent-archive-keyring.gpg"
 check "the .sources file names it in Signed-By" grep -qx 'Signed-By: /etc/apt/keyrings/station-agent.gpg' "$ROOT/etc/apt/sources.list.d/station-agent.sources"
 
@@ -202,9 +315,6 @@ cat >"$ROOT/etc/station-agent/config.json" <<'EOF'
 EOF
 inroot chown station-agent:station-agent /etc/station-agent/config.json
 chmod 0600 "$ROOT/etc/station-agent/config.json"
-# As the service's user, as the unit runs it: root would leave SQLite's -shm file root's.
-asagent() { inroot setpriv --reuid=station-agent --regid=station-agent --clear-groups "$@"; }
-queued() { asagent station-agent status --offline --json | node -e 'let t=""; process.stdin.on("data", (d) => (t += d)).on("end", () => { const q = JSON.parse(t).queue; console.log(JSON.stringify(q.detections)); })'; }
 asagent station-agent ingest /srv-input >/dev/null
 before=$(queued)
 config_sum=$(sha256sum <"$ROOT/etc/station-agent/config.json")
@@ -240,10 +350,7 @@ check "apt-get upgrade takes $NEW" test "$(installed)" = "$NEW"
 check "the config is unchanged" test "$(sha256sum <"$ROOT/etc/station-agent/config.json")" = "$config_sum"
 after=$(queued)
 check "the queue's items are kept ($after)" test "$after" = "$before"
-schema=$(asagent /opt/station-agent/node/bin/node -e '
-  const D = require("/opt/station-agent/node_modules/better-sqlite3");
-  const db = new D("/var/lib/station-agent/queue.db", { readonly: true });
-  console.log(db.pragma("user_version", { simple: true }), db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = ?").get("release_test").n);')
+schema=$(queue_schema)
 check "postinst ran the new migration ($((SCHEMA + 1))) on the queue (schema, table: $schema)" test "$schema" = "$((SCHEMA + 1)) 1"
 check "postinst said the queue is up to date" grep -q "queue of .*config.json: up to date" "$WORK/upgrade.log"
 
@@ -293,20 +400,13 @@ cp -a "$WORK/repo" "$ROOT/srv/"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >"$WORK/update-newer.log" 2>&1 || { cat "$WORK/update-newer.log"; die "apt-get update failed"; }
-# In systemctl's own place (diverted, as Debian replaces a package's file): unattended-upgrade
-# runs dpkg, and so deb-systemd-invoke, with a PATH of its own, without /usr/local.
-inroot dpkg-divert --quiet --local --rename --divert /usr/bin/systemctl.real --add /usr/bin/systemctl
-install -m 0755 "$REPO/test/release/systemctl" "$ROOT/usr/bin/systemctl"
-[[ -f $REPO/dist/bundle/main.js ]] || (cd "$REPO" && npm run build >/dev/null)
+standin_systemctl
 if (cd "$REPO" && STATION_AGENT_RELEASE_ROOT=$ROOT STATION_AGENT_RELEASE_FROM=$NEW STATION_AGENT_RELEASE_TO=$NEWER \
-  npx vitest run --config test/release/vitest.config.ts); then
+  npx vitest run --config test/release/vitest.config.ts test/release/upgrade-in-flight.test.ts); then
   pass "unattended-upgrade took $NEWER while uploads were in flight: exactly once"
 else
   fail "the upgrade while uploads are in flight (test/release/upgrade-in-flight.test.ts)"
   tail -20 "$ROOT/var/log/systemctl-standin.log" "$ROOT/var/log/station-agent.log" 2>/dev/null | sed 's/^/      /'
 fi
 
-if ((failures)); then
-  die "$failures check(s) failed, after $(elapsed)"
-fi
-say "release: passed in $(elapsed)"
+finish

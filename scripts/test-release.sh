@@ -192,6 +192,15 @@ repack() { # repack IN.deb VERSION OUT-DIR: the same package, VERSION, migration
   dpkg-deb --build --root-owner-group -Zgzip "$tree" "$dir/" >/dev/null
   rm -rf "$tree"
 }
+# VERSION (repack of the packages in DEBS, into DIR) published into stable of the repository,
+# and the root's copy of it (/srv/repo) replaced.
+publish() { # publish VERSION DIR
+  local deb
+  for deb in "$DEBS"/*.deb; do repack "$deb" "$1" "$2"; done
+  "$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$2" --no-test >/dev/null
+  rm -rf "$ROOT/srv/repo"
+  cp -a "$WORK/repo" "$ROOT/srv/"
+}
 finish() {
   if ((failures)); then
     die "$failures check(s) failed, after $(elapsed)"
@@ -260,10 +269,7 @@ if [[ $ARCH == arm64 ]]; then
   fi
   say "6. A newer version with one more queue migration: apt-get upgrade in the arm64 root"
   NEW=$OLD+upgrade1
-  for deb in "$DEBS"/*.deb; do repack "$deb" "$NEW" "$WORK/debs-new"; done
-  "$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-new" --no-test >/dev/null
-  rm -rf "$ROOT/srv/repo"
-  cp -a "$WORK/repo" "$ROOT/srv/"
+  publish "$NEW" "$WORK/debs-new"
   # The agent stays stopped (no systemd here: postinst starts nothing); the test's queue stays.
   rm -rf "$ROOT/run/systemd/system"
   before=$(queued)
@@ -393,10 +399,7 @@ say "9. An upgrade by unattended-upgrades while the agent uploads (test/release)
 # A newer version again (the same migration as $NEW: nothing to migrate), published into the
 # repository the root trusts; systemd's stand-in (test/release/systemctl) runs the agent.
 NEWER=$OLD+upgrade2
-for deb in "$DEBS"/*.deb; do repack "$deb" "$NEWER" "$WORK/debs-newer"; done
-"$REPO/scripts/release.sh" --key "$WORK/release.key" --repo "$WORK/repo" --suite stable --debs "$WORK/debs-newer" --no-test >/dev/null
-rm -rf "$ROOT/srv/repo"
-cp -a "$WORK/repo" "$ROOT/srv/"
+publish "$NEWER" "$WORK/debs-newer"
 printf '%s\n' 'Types: deb' 'URIs: file:/srv/repo' 'Suites: stable' 'Components: main' \
   'Signed-By: /etc/apt/keyrings/station-agent.gpg' >"$ROOT/etc/apt/sources.list.d/station-agent.sources"
 inroot apt-get -q update >"$WORK/update-newer.log" 2>&1 || { cat "$WORK/update-newer.log"; die "apt-get update failed"; }

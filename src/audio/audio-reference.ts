@@ -60,15 +60,43 @@ export async function resolveSpoolAudio(spoolPath: string): Promise<{ path: stri
   return { path: target, identity: want };
 }
 
-/** Why `st` is not the file of `want`, or null. */
+/** Why `st` is not the file of `want` (its inode checked when given), or null. */
 export function identityProblem(
   st: { isFile(): boolean; isSymbolicLink?(): boolean; ino: number; size: number; mtimeMs: number } | null,
-  want: AudioIdentity,
+  want: Omit<AudioIdentity, 'ino'> & { ino?: number },
 ): string | null {
   if (!st) return 'it is gone';
   if (st.isSymbolicLink?.() || !st.isFile()) return 'it is no longer a regular file';
-  if (st.ino !== want.ino) return `another file under its name: inode ${st.ino}, queued ${want.ino}`;
+  if (want.ino !== undefined && st.ino !== want.ino) return `another file under its name: inode ${st.ino}, queued ${want.ino}`;
   if (st.size !== want.size) return `its size is ${st.size} bytes, queued ${want.size}`;
   if (Math.floor(st.mtimeMs) !== want.mtimeMs) return `modified since it was queued (mtime ${Math.floor(st.mtimeMs)}, queued ${want.mtimeMs})`;
   return null;
+}
+
+/**
+ * A spool WAV as its recording was queued (the queue's `filesize` and `audio_mtime_ms`), from
+ * the analyzer's file `source`. A hard link is the analyzer's own inode: an analyzer that
+ * rewrites the file in place (truncate and write, not a new file renamed over it) changes
+ * what would be uploaded, which the size or the modification time shows (issue 35).
+ */
+export interface QueuedAudio {
+  size: number;
+  /** Whole milliseconds. */
+  mtimeMs: number;
+  source: string;
+}
+
+/** The refusal of a spool WAV that is no longer as it was queued, or null when it is. */
+export function queuedAudioError(
+  spoolPath: string,
+  st: Parameters<typeof identityProblem>[0],
+  queued: QueuedAudio,
+): AudioFileError | null {
+  const problem = identityProblem(st, queued);
+  if (!problem) return null;
+  return new AudioFileError(
+    spoolPath,
+    'changed',
+    `the audio changed after its recording was queued from ${queued.source} (${problem}; rewritten in place?); not uploaded under its recording`,
+  );
 }

@@ -1,7 +1,7 @@
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { identityProblem, type AudioIdentity } from './audio-reference.js';
+import { identityProblem, queuedAudioError, type AudioIdentity, type QueuedAudio } from './audio-reference.js';
 import { AudioFileError, FlacEncoderError } from './errors.js';
 import { encodeStreamInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from './flac-info.js';
 import type { StreamInfo } from './flac-info.js';
@@ -34,6 +34,8 @@ export interface EncodeJobOptions {
    * and the `flac` program compute it still.
    */
   md5?: boolean;
+  /** The spool WAV as its recording was queued: refused (AudioFileError `changed`) when its size or modification time differ. */
+  queued?: QueuedAudio;
 }
 
 export interface EncodeJob extends EncodeJobOptions {
@@ -165,6 +167,8 @@ export async function encodeWavToFlac(
   try {
     const changed = job.identity ? identityProblem(stats, job.identity) : null;
     if (changed) throw new AudioFileError(job.src, 'changed', `the analyzer's file is not the one queued (${changed}); not uploaded under its recording`);
+    const rewritten = !job.identity && job.queued ? queuedAudioError(job.src, stats, job.queued) : null;
+    if (rewritten) throw rewritten;
     return await encodeOpened(createEncoder, job, engine, stopped, fh, stats.size);
   } finally {
     await fh.close();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { resolveSpoolAudio } from './audio-reference.js';
+import { queuedAudioError, resolveSpoolAudio } from './audio-reference.js';
 import { FlacEncoderError } from './errors.js';
 import type { EncodeJobOptions, EncodeResult, FlacCompressionLevel } from './flac-encode-job.js';
 import { nativeEngine } from './flac-engines.js';
@@ -134,8 +135,7 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
     if (invalidLevel) return Promise.reject(invalidLevel);
     const job = { compressionLevel: options.compressionLevel, md5: options.md5, ...opts, src: srcWav, ...(destFlac === undefined ? {} : { dest: destFlac }) };
     return new Promise<EncodeResult>((resolve, reject) => {
-      // A spool reference is resolved to the analyzer's file when its turn comes (audio-reference.ts).
-      queue.push({ run: async () => (await getEngine()).run({ ...job, ...(await resolveSpoolAudio(job.src).then((r) => ({ src: r.path, identity: r.identity }))) }), resolve, reject });
+      queue.push({ run: async () => (await getEngine()).run(await checkedJob(job)), resolve, reject });
       pump();
     });
   };
@@ -161,6 +161,20 @@ export function createFlacEncoder(options: FlacEncoderOptions = {}): FlacEncoder
       await started.close(false);
     },
   };
+}
+
+/**
+ * The job as its turn comes: a spool reference resolved to the analyzer's file (audio-reference.ts),
+ * and a spool WAV checked against how it was queued. The libFLAC engines check both again on the
+ * descriptor they read; the `flac` program opens the file itself, so this check is what it has.
+ */
+async function checkedJob<T extends { src: string; queued?: EncodeJobOptions['queued'] }>(job: T): Promise<T & { identity: Awaited<ReturnType<typeof resolveSpoolAudio>>['identity'] }> {
+  const resolved = await resolveSpoolAudio(job.src);
+  if (!resolved.identity && job.queued) {
+    const rewritten = queuedAudioError(job.src, await lstat(job.src).catch(() => null), job.queued);
+    if (rewritten) throw rewritten;
+  }
+  return { ...job, src: resolved.path, identity: resolved.identity };
 }
 
 async function chooseEngine(options: FlacEncoderOptions): Promise<EncodeEngine> {

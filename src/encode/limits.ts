@@ -1,3 +1,4 @@
+import type { QueuedAudio } from '../audio/audio-reference.js';
 import { AudioFileError } from '../audio/errors.js';
 import { NotRegularFileError } from '../system/regular-file.js';
 
@@ -34,3 +35,8 @@ export function isAudioFault(err: unknown): boolean {
  * (src/ingest/recording-audio.ts), encoded as it is: the whole frames the file holds.
  */
 export const SPOOL_WAV = { allowIncomplete: true } as const;
+
+/** The encode job's options for a waiting recording's spool WAV: {@link SPOOL_WAV}, checked against how it was queued. */
+export function spoolWavOptions(item: { queued: QueuedAudio | null }): typeof SPOOL_WAV & { queued?: QueuedAudio } {
+  return item.queued ? { ...SPOOL_WAV, queued: item.queued } : SPOOL_WAV;
+}

@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import type { EncodedFlac, FlacEncoder } from '../audio/flac-encoder.js';
 import { errorCode, errorMessage } from '../errors.js';
 import type { WavRecording } from '../queue/index.js';
-import { isAudioFault, MAX_HELD_WAV_BYTES, MAX_IN_MEMORY_WAV_BYTES } from './limits.js';
-import { SPOOL_WAV } from './limits.js';
+import { isAudioFault, MAX_HELD_WAV_BYTES, MAX_IN_MEMORY_WAV_BYTES, spoolWavOptions } from './limits.js';
 
 /** A WAV recording encoded for its upload: the FLAC in memory, or why its audio cannot be sent. */
 export type PreparedSoundscape = WavRecording & ({ flac: EncodedFlac; fault?: undefined } | { flac?: undefined; fault: Error });
@@ -160,7 +159,7 @@ export class SoundscapePreparer implements EncodeStep {
   private async encodeOne(item: WavRecording): Promise<void> {
     let prepared: PreparedSoundscape | undefined;
     try {
-      const flac = await this.encoder.encodeToMemory(item.spoolPath, SPOOL_WAV);
+      const flac = await this.encoder.encodeToMemory(item.spoolPath, spoolWavOptions(item));
       this.failures = 0;
       this.log.debug({ item: item.id, bytes: flac.bytes, engine: flac.engine, into: 'memory' }, 'recording encoded to FLAC');
       prepared = { ...item, flac };

@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import type { FlacEncoder } from '../audio/flac-encoder.js';
 import { errorCode, errorMessage } from '../errors.js';
 import { compactionCandidates, markUnencodable, newestRecordingId, replaceWithFlac, type Queue, type WavRecording } from '../queue/index.js';
-import { isAudioFault, MAX_IN_MEMORY_WAV_BYTES } from './limits.js';
-import { SPOOL_WAV } from './limits.js';
+import { isAudioFault, MAX_IN_MEMORY_WAV_BYTES, spoolWavOptions } from './limits.js';
 
 export interface SpoolCompactionOptions {
   /** Ids the uploader's encode step works on, shared: neither takes the other's. */
@@ -179,7 +178,7 @@ export class SpoolCompaction {
     const flacPath = item.spoolPath.replace(/(\.ref-\d+-\d+-\d+)?\.wav$/i, '') + '.flac';
     this.options.busy.add(item.id);
     try {
-      const result = await this.encoder.encode(item.spoolPath, flacPath, SPOOL_WAV);
+      const result = await this.encoder.encode(item.spoolPath, flacPath, spoolWavOptions(item));
       this.failures = 0;
       const swapped = replaceWithFlac(this.queue, item.id, item.spoolPath, {
         spoolPath: flacPath,

@@ -213,7 +213,7 @@ async function queueRows(ctx: IngestContext, r: Reading): Promise<IngestOutcome>
       if (first && identity) {
         // The first kept row: now the audio is worth taking into the spool.
         taken = r.withheld
-          ? { spoolPath: null, audio: null, state: existing ? 'existing' : 'none' }
+          ? { spoolPath: null, audio: null, mtimeMs: null, state: existing ? 'existing' : 'none' }
           : await takeAudio(ctx, { existing, inspected: r.audio, spooledAudio: input.spooledAudio, sourceKey: identity.sourceKey, problems, analyzerKeepsAudio: input.what.kind === 'result' });
         recording = r.withheld ? null : newRecording(ctx, input, identity, taken, existing);
       }
@@ -275,6 +275,7 @@ function newRecording(ctx: IngestContext, input: IngestInput, identity: Recordin
     durationS: audio?.durationSec ?? null,
     sampleRate: audio?.sampleRate ?? null,
     filesize: taken.spoolPath && audio ? audio.bytes : null,
+    audioMtimeMs: taken.spoolPath && audio ? taken.mtimeMs : null,
     holdReason: identity.holdReason,
   };
 }

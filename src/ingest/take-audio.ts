@@ -3,7 +3,8 @@
  * left it, from incoming/ (analyzerpi), or linked or copied from the analyzer's folder; and
  * giving it back when the queue refused the recording's first batch.
  */
-import { rename, rm, stat } from 'node:fs/promises';
+import { lstat, rename, rm, stat } from 'node:fs/promises';
+import { isAudioReference } from '../audio/audio-reference.js';
 import { NotRegularFileError } from '../system/regular-file.js';
 import type { RecordingItem } from '../queue/index.js';
 import type { IngestContext } from './context.js';
@@ -20,6 +21,12 @@ export interface TakenAudio {
    * then go without a recording).
    */
   audio: ValidAudio | null;
+  /**
+   * The spool file's modification time (whole ms) once taken, which the encode checks it against
+   * with the size (a hard link is the analyzer's inode: audio/audio-reference.ts QueuedAudio);
+   * null for a reference (its name carries its identity) or none.
+   */
+  mtimeMs: number | null;
   state: 'spooled' | 'none' | 'existing';
 }
 
@@ -41,7 +48,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
   if (existing) {
     // Queued before: its audio is in the spool already (or was uploaded and removed); a new link is not wanted.
     if (input.spooledAudio) await rm(input.spooledAudio, { force: true });
-    return { spoolPath: existing.spoolPath, audio: null, state: 'existing' };
+    return { spoolPath: existing.spoolPath, audio: null, mtimeMs: null, state: 'existing' };
   }
   const audio = inspected?.kind === 'wav' || inspected?.kind === 'flac' ? inspected : null;
   if (!audio && inspected?.kind === 'missing') {
@@ -50,10 +57,10 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const left = await leftInSpool(ctx, input.sourceKey);
     if (left) {
       problems.remove(inspected.message);
-      return { spoolPath: left.path, audio: left, state: 'spooled' };
+      return { spoolPath: left.path, audio: left, mtimeMs: await spooledMtime(left.path), state: 'spooled' };
     }
   }
-  if (!audio) return { spoolPath: null, audio: null, state: 'none' };
+  if (!audio) return { spoolPath: null, audio: null, mtimeMs: null, state: 'none' };
   // Copying audio into the spool can take seconds on an SD card: `ingest` commits its
   // open batch first, so a daemon beside it never waits that long for the write lock.
   ctx.writes?.commit();
@@ -61,25 +68,32 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const spoolPath = await spoolAudio(ctx, audio, Boolean(input.spooledAudio), input.sourceKey, input.analyzerKeepsAudio);
     if (!spoolPath) problems.add(`${audio.path}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
     else if (audio.recovered) problems.add(`${audio.recovered}; uploaded as recovered`);
-    return { spoolPath, audio, state: spoolPath ? 'spooled' : 'none' };
+    return { spoolPath, audio, mtimeMs: spoolPath ? await spooledMtime(spoolPath) : null, state: spoolPath ? 'spooled' : 'none' };
   } catch (err) {
     if (err instanceof DiskFullError) {
       problems.add(`${err.message}; detections go without a soundscape`);
-      return { spoolPath: null, audio, state: 'none' };
+      return { spoolPath: null, audio, mtimeMs: null, state: 'none' };
     }
     if (err instanceof NotRegularFileError) {
       // Swapped for a FIFO or a link after its header was read.
       problems.add(`${err.message}; detections go without a soundscape`);
-      return { spoolPath: null, audio: null, state: 'none' };
+      return { spoolPath: null, audio: null, mtimeMs: null, state: 'none' };
     }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !(await stat(audio.path).catch(() => null))) {
       // Deleted between reading its header and taking it (the analyzer cleaning up):
       // as if it had never been there, rather than losing the detections with the file.
       problems.add(`${audio.path}: audio deleted before it could be spooled; detections go without a soundscape`);
-      return { spoolPath: null, audio: null, state: 'none' };
+      return { spoolPath: null, audio: null, mtimeMs: null, state: 'none' };
     }
     throw err;
   }
+}
+
+/** One lstat, no write: the modification time the encode holds a spool file to (null for a reference, or when it cannot be read). */
+async function spooledMtime(spoolPath: string): Promise<number | null> {
+  if (isAudioReference(spoolPath)) return null;
+  const st = await lstat(spoolPath).catch(() => null);
+  return st ? Math.floor(st.mtimeMs) : null;
 }
 
 /**

@@ -21,6 +21,12 @@ export interface WavRecording {
   spoolPath: string;
   /** Its size in bytes (null when unknown). */
   filesize: number | null;
+  /**
+   * The WAV as it was queued (its size and modification time, migration 16), which the
+   * encode checks it against, and the analyzer's file it came from; null: not checked (queued
+   * before, or held by a reference, whose name carries its identity).
+   */
+  queued: { size: number; mtimeMs: number; source: string } | null;
   /** `unknown`: the service may have it already; the send reconciles first. */
   reconcile: boolean;
   createdAt: number;
@@ -30,11 +36,20 @@ interface WavRow {
   id: number;
   state: string;
   spool_path: string;
+  source_path: string;
   filesize: number | null;
+  audio_mtime_ms: number | null;
   created_at: number;
 }
 
-const toWav = (r: WavRow): WavRecording => ({ id: r.id, spoolPath: r.spool_path, filesize: r.filesize, reconcile: r.state === 'unknown', createdAt: r.created_at });
+const toWav = (r: WavRow): WavRecording => ({
+  id: r.id,
+  spoolPath: r.spool_path,
+  filesize: r.filesize,
+  queued: r.filesize !== null && r.audio_mtime_ms !== null ? { size: r.filesize, mtimeMs: r.audio_mtime_ms, source: r.source_path } : null,
+  reconcile: r.state === 'unknown',
+  createdAt: r.created_at,
+});
 
 export interface WavDueOptions {
   now?: number;
@@ -54,7 +69,7 @@ export function wavRecordingsDue(q: Queue, options: WavDueOptions): WavRecording
   const limit = limitSql(options.limit);
   const dir = direction(options.order);
   const branch = (state: string) =>
-    `SELECT id, state, spool_path, filesize, created_at, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
+    `SELECT id, state, spool_path, source_path, filesize, audio_mtime_ms, created_at, next_attempt_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
     `AND next_attempt_at <= @now AND hold_reason IS NULL AND filesize <= @max ` +
     `AND id NOT IN (SELECT value FROM json_each(@exclude)) ORDER BY next_attempt_at ${dir}, id ${dir} ${limit}`;
   const sql =
@@ -87,7 +102,7 @@ export function compactionCandidates(q: Queue, options: CompactionOptions): WavR
   checkLimit(options.limit);
   // One index range per waiting state (state, audio_stage): never the whole history by rowid.
   const branch = (state: string) =>
-    `SELECT id, state, spool_path, filesize, created_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
+    `SELECT id, state, spool_path, source_path, filesize, audio_mtime_ms, created_at FROM recordings WHERE waiting = 1 AND state = '${state}' AND audio_stage = 1 ` +
     `AND +id > @after AND (filesize IS NULL OR filesize > @max OR created_at <= @before)`;
   const rows = q
     .stmt(`SELECT * FROM (${branch('pending')} UNION ALL ${branch('unknown')}) ORDER BY id LIMIT @limit`)

@@ -41,9 +41,9 @@ export interface EnqueueOptions {
 
 const INSERT_RECORDING = `
   INSERT INTO recordings (source_key, source_path, spool_path, audio_format, timestamp, time_source,
-    duration_s, sample_rate, filesize, state, next_attempt_at, hold_reason, created_at, updated_at, waiting)
+    duration_s, sample_rate, filesize, audio_mtime_ms, state, next_attempt_at, hold_reason, created_at, updated_at, waiting)
   VALUES (@source_key, @source_path, @spool_path, @audio_format, @timestamp, @time_source,
-    @duration_s, @sample_rate, @filesize, 'pending', @now, @hold_reason, @now, @now, 1)
+    @duration_s, @sample_rate, @filesize, @audio_mtime_ms, 'pending', @now, @hold_reason, @now, @now, 1)
   ON CONFLICT (source_key) DO NOTHING`;
 
 // recording_wait: what the detection waits for, from its recording (see the schema; a

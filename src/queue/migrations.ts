@@ -358,6 +358,16 @@ ${ITEM_STATE_COLUMNS}
         ALTER TABLE detections ADD COLUMN audit_requeued INTEGER NOT NULL DEFAULT 0;
       `),
   },
+  {
+    version: 16,
+    name: 'audio modification time',
+    // The spool WAV's modification time (whole ms) when its recording was queued: with
+    // `filesize`, what the encode step checks the file against, since a hard link is the
+    // analyzer's own inode and an analyzer rewriting it in place changes what would be
+    // uploaded (issue 35). NULL: nothing to check (a reference carries its identity in its
+    // name; rows queued before). An added column: no row is rewritten.
+    up: (db) => db.exec(`ALTER TABLE recordings ADD COLUMN audio_mtime_ms INTEGER;`),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -25,7 +25,7 @@ export function replaceWithFlac(q: Queue, id: number, wavPath: string, flac: Fla
     if (!wav) return false;
     q.stmt(
       `UPDATE recordings SET spool_path = @spool_path, audio_format = 'flac', filesize = @filesize, duration_s = @duration_s, ` +
-        `sample_rate = @sample_rate, updated_at = @now WHERE ${which}`,
+        `sample_rate = @sample_rate, audio_mtime_ms = NULL, updated_at = @now WHERE ${which}`,
     ).run({
       id,
       wav: wavPath,

@@ -140,6 +140,7 @@ export function newRecordingParams(r: NewRecording, now: number): Record<string,
     duration_s: r.durationS,
     sample_rate: r.sampleRate,
     filesize: r.filesize,
+    audio_mtime_ms: r.audioMtimeMs ?? null,
     hold_reason: r.holdReason ?? null,
     now,
   };

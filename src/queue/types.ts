@@ -30,6 +30,11 @@ export interface NewRecording {
   sampleRate: number | null;
   /** Size of the spool file in bytes. */
   filesize: number | null;
+  /**
+   * The spool WAV's modification time in whole ms as it was queued, checked with `filesize`
+   * before it is encoded (migration 16); null or absent: not checked.
+   */
+  audioMtimeMs?: number | null;
   /** Queue the item on hold (e.g. 'clock' when the station clock is not trusted). */
   holdReason?: string | null;
 }

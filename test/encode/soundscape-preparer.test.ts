@@ -26,7 +26,7 @@ const silent = pino({ level: 'silent' });
 function wavItem(id: number, frames = 8_000): WavRecording {
   const spoolPath = path.join(tmp.dir, `${id}.wav`);
   const built = writeWav(spoolPath, { frames, sampleRate: 16_000 });
-  return { id, spoolPath, filesize: built.bytes.length, reconcile: false, createdAt: 0 };
+  return { id, spoolPath, filesize: built.bytes.length, queued: null, reconcile: false, createdAt: 0 };
 }
 
 describe('the encode step (into memory, before the claim)', () => {
@@ -68,7 +68,7 @@ describe('the encode step (into memory, before the claim)', () => {
   });
 
   it('returns audio that cannot be encoded as a fault of the recording, and goes on', async () => {
-    const bad = { id: 7, spoolPath: path.join(tmp.dir, 'bad.wav'), filesize: 20, reconcile: false, createdAt: 0 };
+    const bad = { id: 7, spoolPath: path.join(tmp.dir, 'bad.wav'), filesize: 20, queued: null, reconcile: false, createdAt: 0 };
     writeFileSync(bad.spoolPath, 'not a RIFF file at all');
     const gone = { ...bad, id: 8, spoolPath: path.join(tmp.dir, 'gone.wav') };
     const p = new SoundscapePreparer(encoder, silent, () => {});

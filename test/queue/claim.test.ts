@@ -149,7 +149,7 @@ describe('encoding is not a state', () => {
     add(2, T); // FLAC already: claimed directly, not read for encoding
     add(3, T, wav(3, 40_000_000)); // too large for memory
     const due = wavRecordingsDue(q, { now: T, limit: 5, order: 'oldest', maxBytes: 8 * 1024 * 1024 });
-    expect(due).toEqual([{ id: recordingId, spoolPath: '/spool/rec-1.wav', filesize: 2_880_044, reconcile: false, createdAt: T }]);
+    expect(due).toEqual([{ id: recordingId, spoolPath: '/spool/rec-1.wav', filesize: 2_880_044, queued: null, reconcile: false, createdAt: T }]);
     // Reading changed nothing: still pending, and FLAC claims do not take it.
     expect(getItem(q, 'recording', recordingId)!.state).toBe('pending');
     expect(claimRecordings(q, { now: T, limit: 5, order: 'oldest' }).map((r) => r.spoolPath)).toEqual(['/spool/rec-2.flac']);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { readEnvironment } from './env.js';
-import { formatIssues } from './issues.js';
+import { formatIssues, type IssueContext } from './issues.js';
 import { deepMerge, deleteAt, getAt, leafPaths, setAt } from './merge.js';
 import { configSchema, type Config, type ConfigInput } from './schema.js';
 import { configKeys } from './schema-keys.js';
@@ -91,12 +91,7 @@ export function validateLayers(inputs: LayerInputs): ValidatedLayers {
     return environment.sources.get(id);
   };
 
-  const parsed = configSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) {
-    const problems = formatIssues(parsed.error.issues, { sourceOf }).map((p) => redactText(p));
-    throw new ConfigError(problems, filePath, context);
-  }
-  const config = parsed.data;
+  const config = parseConfig(merged, filePath, { sourceOf, context });
   let tokenSource: TokenSource = null;
   let tokenVariable: string | undefined;
   if (config.service.tokenFile !== undefined) tokenSource = 'tokenFile';
@@ -108,12 +103,21 @@ export function validateLayers(inputs: LayerInputs): ValidatedLayers {
 }
 
 /**
- * Validates a config object without files or environment (tests, embedding). Relative
- * paths stay as given and a token file is not read.
+ * The schema's check of merged values: every default filled in, or a ConfigError with one
+ * line per problem (a registered secret never quoted). The last step of `validateLayers`,
+ * and on its own a config object's check without files or environment (tests, embedding):
+ * relative paths stay as given and a token file is not read.
  */
-export function parseConfig(input: unknown, file: string | null = null): Config {
+export function parseConfig(
+  input: unknown,
+  file: string | null = null,
+  how: { sourceOf?: IssueContext['sourceOf']; context?: string } = {},
+): Config {
   const parsed = configSchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues), file);
+  if (!parsed.success) {
+    const problems = formatIssues(parsed.error.issues, { sourceOf: how.sourceOf }).map((p) => redactText(p));
+    throw new ConfigError(problems, file, how.context);
+  }
   return parsed.data;
 }
 

@@ -41,7 +41,7 @@ const BUCKETS: readonly [string, (s: Stack) => boolean][] = [
   ["uploader's commits: claims and outcomes", (s) => /upload-queue-sqlite\.js|group-commit\.js|claim-(detections|recordings)\.js/.test(s.text)],
   ['ingest: ingested-files marks', (s) => s.text.includes('markFileDone')],
   ['ingest: enqueue (recording and detections)', (s) => /enqueueWithPolicy|\/policy\//.test(s.text)],
-  ['encode stage: queue claims and attach', (s) => /\/queue\/(encoding|attach-audio)\.js/.test(s.text)],
+  ['encode stage: queue claims', (s) => /\/queue\/encoding\.js/.test(s.text)],
   ['FLAC: the flac program (spawn, wait)', (s) => /flac-cli\.js|child_process/.test(s.text)],
   ['FLAC: in-process encoding', (s) => /\/audio\/(libflac|flac-encode|pcm)|wasm/.test(s.text)],
   ['file system calls (open, stat, read, close)', (s) => s.agent.length > 0 && FS_CALLS.has(s.leaf)],

@@ -5,7 +5,7 @@
 export { openQueue, Queue, type IntegrityReport, type OpenQueueOptions } from './db.js';
 export { QueueDatabaseError, QueueError, QueueTransitionError, type QueueErrorCode } from './errors.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './migrations.js';
-export { TRANSITIONS, allowedFrom, canTransition, transition, transitionWhere, type Transition, type TransitionPatch } from './state.js';
+export { TRANSITIONS, allowedFrom, transition, transitionWhere, type Transition, type TransitionPatch } from './state.js';
 export * from './types.js';
 export { formatItemId, formatItemRef, parseItemId } from './item-id.js';
 export { enqueueMany, enqueueRecording, type ChangedDetection, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from './enqueue.js';
@@ -29,7 +29,6 @@ export { listItems, type ListOptions, type ListPage } from './list-items.js';
 export { retryItems, type OperatorSelection, type RefusedItem, type RetryResult } from './retry-items.js';
 export { dropItems, type DropResult, type DroppedItem } from './drop-items.js';
 export { clearSpoolPath, spoolFilesToDelete, spoolUsage, type RetentionOptions, type SpoolFile, type SpoolUsage } from './retention.js';
-export { attachAudio, type AttachedAudio } from './attach-audio.js';
 export { isRemoteIdTaken } from './remote-ids.js';
 export {
   deliveredDetections,
@@ -41,7 +40,7 @@ export {
   type DeliveredRecording,
   type RequeueOutcome,
 } from './delivered.js';
-export { deleteMeta, getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally, type LastAudit } from './meta.js';
+export { getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, type MqttPresence, type PolicyCounts, type StoredRuntime, type TodayTally, type LastAudit } from './meta.js';
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';

@@ -133,10 +133,6 @@ export function setMeta<K extends MetaKey>(q: Queue, key: K, value: MetaValues[K
   );
 }
 
-export function deleteMeta(q: Queue, key: MetaKey): boolean {
-  return q.stmt('DELETE FROM meta WHERE key = ?').run(key).changes === 1;
-}
-
 /**
  * When the meta table was last written (epoch ms), or null: the daemon's runtime snapshot
  * is rewritten at least once a minute, so at start this is about when the last run ended,

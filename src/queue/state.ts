@@ -66,10 +66,6 @@ export function allowedFrom(to: ItemState): ItemState[] {
   return froms;
 }
 
-export function canTransition(from: ItemState, to: ItemState): boolean {
-  return TRANSITIONS.some((t) => t.from === from && t.to === to);
-}
-
 /** A SQL expression as a patch value (e.g. `attempts + 1`); only built inside the queue. */
 export class SqlExpr {
   constructor(readonly sql: string) {}

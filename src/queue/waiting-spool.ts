@@ -11,7 +11,7 @@ import type { Queue } from './db.js';
  * Moved by `addToStateCounts` (state-counts.ts), in its UPDATE of that row, wherever a
  * waiting recording's spool file changes: ingest (enqueue.ts) and a recording leaving or
  * re-entering the waiting states (`transitionWhere`), both in commits that write
- * `state_counts` anyway; the rare swaps of a file (`attachAudio`, the spool compaction's
+ * `state_counts` anyway; the rare swap of a file (the spool compaction's
  * `replaceWithFlac`). Nothing else may set `spool_path` or `filesize` on a
  * waiting recording; `recountStates` rebuilds the total after raw SQL.
  */

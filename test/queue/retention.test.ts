@@ -2,8 +2,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/paths.js';
-import { attachAudio } from '../../src/queue/attach-audio.js';
-import { claimDetections } from '../../src/queue/claim-detections.js';
 import { claimRecordings } from '../../src/queue/claim-recordings.js';
 import { openQueue, type Queue } from '../../src/queue/db.js';
 import { dropItems } from '../../src/queue/drop-items.js';
@@ -17,7 +15,7 @@ import { clearSpoolPath, spoolFilesToDelete, spoolUsage } from '../../src/queue/
 import { retryItems } from '../../src/queue/retry-items.js';
 import { recountStates } from '../../src/queue/state-counts.js';
 import { withholdRecordingAudio } from '../../src/queue/withhold-audio.js';
-import { detection, recording, tempQueue } from './helpers.js';
+import { recording, tempQueue } from './helpers.js';
 
 let q: Queue;
 let cleanup: () => void;
@@ -54,19 +52,6 @@ describe('spool retention', () => {
   });
 });
 
-describe('attachAudio', () => {
-  it('gives a pending recording without audio its spool file, once', () => {
-    const { recordingId } = enqueueRecording(q, { recording: recording(1, { spoolPath: null, audioFormat: null, filesize: null }), detections: [detection('k', 0)] }, { now: T });
-    expect(claimRecordings(q, { now: T, limit: 5, order: 'oldest' })).toEqual([]);
-    expect(attachAudio(q, recordingId!, { spoolPath: '/spool/late.flac', audioFormat: 'flac', filesize: 321 })).toBe(true);
-    expect(attachAudio(q, recordingId!, { spoolPath: '/spool/other.flac', audioFormat: 'flac', filesize: 1 })).toBe(false);
-    expect(getItem(q, 'recording', recordingId!)).toMatchObject({ spoolPath: '/spool/late.flac', filesize: 321, durationS: 15 });
-    // With audio the detection waits for the upload again, however long it has waited.
-    expect(claimDetections(q, { now: T + DAY, limit: 5, order: 'oldest' })).toEqual([]);
-    expect(claimRecordings(q, { now: T, limit: 5, order: 'oldest' }).map((r) => r.id)).toEqual([recordingId]);
-  });
-});
-
 describe('spoolUsage', () => {
   /** The truth the kept total must equal: every spooled file, read from the table. */
   const counted = () => q.db.prepare('SELECT COUNT(*) AS files, COALESCE(SUM(filesize), 0) AS bytes FROM recordings WHERE spool_path IS NOT NULL').get();
@@ -74,10 +59,10 @@ describe('spoolUsage', () => {
   it('follows every change of a waiting recording\'s spool file without reading the backlog', () => {
     const id = (n: number, overrides: Parameters<typeof recording>[1] = {}) =>
       enqueueRecording(q, { recording: recording(n, { filesize: 100 * n, ...overrides }), detections: [] }, { now: T }).recordingId!;
-    const [r1, r2, r3, r4, r5] = [id(1), id(2, { spoolPath: null, audioFormat: null, filesize: null }), id(3, { spoolPath: '/spool/rec-3.wav', audioFormat: 'wav' }), id(4), id(5)];
+    // The second has no audio (none was spooled): it counts for nothing.
+    const [r1, , r3, r4, r5] = [id(1), id(2, { spoolPath: null, audioFormat: null, filesize: null }), id(3, { spoolPath: '/spool/rec-3.wav', audioFormat: 'wav' }), id(4), id(5)];
     const steps: [string, () => unknown][] = [
       ['enqueue', () => {}],
-      ['audio that came late', () => expect(attachAudio(q, r2, { spoolPath: '/spool/late.flac', audioFormat: 'flac', filesize: 250 })).toBe(true)],
       ['compaction: the WAV swapped for its FLAC', () => expect(replaceWithFlac(q, r3, '/spool/rec-3.wav', { spoolPath: '/spool/rec-3.flac', filesize: 120, durationS: 15, sampleRate: 48_000 })).toBe(true)],
       ['claim and upload', () => markUploaded(q, 'recording', claimRecordings(q, { now: T, limit: 1, order: 'oldest' })[0].id, 7)],
       ['unencodable audio', () => expect(markUnencodable(q, r4, '/spool/rec-4.flac', { error: 'not a WAV', code: 'ERR_AUDIO_INVALID' })).toBe(true)],
@@ -90,8 +75,8 @@ describe('spoolUsage', () => {
       expect({ step, usage: spoolUsage(q) }).toEqual({ step, usage: counted() });
       expect(recountStates(q)).toBe(false);
     }
-    // r2 (late, 250), r3 (its FLAC, 120), r4 (400, waiting again): r1's file is gone, r5's withheld.
-    expect(spoolUsage(q)).toEqual({ files: 3, bytes: 770 });
+    // r3 (its FLAC, 120), r4 (400, waiting again): r1's file is gone, r2 never had one, r5's withheld.
+    expect(spoolUsage(q)).toEqual({ files: 2, bytes: 520 });
   });
 
   it('is rebuilt from the table after raw SQL', () => {

@@ -1,5 +1,5 @@
 import { withRegularFile, type ReadableFile } from '../system/regular-file.js';
-import { AudioFileError, STILL_BEING_WRITTEN } from './errors.js';
+import { AudioFileError } from './errors.js';
 import { parseBext, parseGuano, parseListInfo } from './riff-metadata.js';
 import type { BextInfo } from './riff-metadata.js';
 import { parseFmtChunk } from './wav-format.js';
@@ -211,18 +211,3 @@ async function nextChunkPosition(fh: ReadableFile, body: number, size: number, f
   return padded;
 }
 
-/**
- * For the watcher's stability check: true when the file is a WAV whose data chunk is
- * finalised. False while it looks like a file still being written (empty, header cut
- * short, no data chunk yet, sizes not yet filled in). Throws AudioFileError for files
- * that will never become valid WAVs (not RIFF, MP3-in-WAV, ...), and the system error
- * when the file is gone.
- */
-export async function isWavComplete(file: string): Promise<boolean> {
-  try {
-    return (await readWavInfo(file)).complete;
-  } catch (err) {
-    if (err instanceof AudioFileError && STILL_BEING_WRITTEN.has(err.reason)) return false;
-    throw err;
-  }
-}

@@ -1,9 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError } from '../../src/audio/errors.js';
 import type { AudioFileProblem } from '../../src/audio/errors.js';
-import { isWavComplete, readWavInfo } from '../../src/audio/wav.js';
+import { readWavInfo } from '../../src/audio/wav.js';
 import { realFixture, tempDir } from '../helpers/paths.js';
 import {
   bextChunk,
@@ -16,9 +15,8 @@ import {
   guanoChunk,
   listInfoChunk,
   rawChunk,
-  writeWav,
+  numberedFiles,
 } from '../helpers/wav-writer.js';
-import type { WavSpec } from '../helpers/wav-writer.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {
@@ -26,17 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-let counter = 0;
-function fileWith(bytes: Buffer | string, name = `f${++counter}.wav`): string {
-  const file = path.join(tmp.dir, name);
-  writeFileSync(file, bytes);
-  return file;
-}
-function wavFile(spec: WavSpec = {}): string {
-  const file = path.join(tmp.dir, `w${++counter}.wav`);
-  writeWav(file, spec);
-  return file;
-}
+const { fileWith, wavFile } = numberedFiles(() => tmp.dir);
 
 async function rejection(file: string): Promise<AudioFileError> {
   const err: unknown = await readWavInfo(file).then(
@@ -223,22 +211,6 @@ describe('readWavInfo: completeness', () => {
 
   it('a RIFF size of 0 is incomplete', async () => {
     expect((await readWavInfo(wavFile({ riffSize: 0 }))).complete).toBe(false);
-  });
-
-  it('isWavComplete: true for a finished file, false while it is being written', async () => {
-    expect(await isWavComplete(wavFile())).toBe(true);
-    expect(await isWavComplete(realFixture('opensoundscape_8b582152/metadata.wav'))).toBe(true);
-    expect(await isWavComplete(wavFile({ declaredDataBytes: 0 }))).toBe(false);
-    expect(await isWavComplete(fileWith(''))).toBe(false);
-    expect(await isWavComplete(fileWith('RIFF\0\0'))).toBe(false);
-    expect(await isWavComplete(fileWith(buildRiff([fmtChunk({ format: 'pcm16', channels: 1, sampleRate: 8000 })])))).toBe(
-      false,
-    );
-  });
-
-  it('isWavComplete: throws for files that will never be WAVs, and for missing files', async () => {
-    await expect(isWavComplete(fileWith('ID3\x04 some mp3'))).rejects.toBeInstanceOf(AudioFileError);
-    await expect(isWavComplete(path.join(tmp.dir, 'missing.wav'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 

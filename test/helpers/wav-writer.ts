@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * A small WAV writer for tests, able to produce the odd layouts real recorders write:
@@ -251,4 +252,27 @@ export function writeWav(file: string, spec: WavSpec = {}): BuiltWav {
   const built = buildWav(spec);
   writeFileSync(file, built.bytes);
   return built;
+}
+
+/**
+ * Numbered files in a test's temporary folder (`dir` is read at each call: the folder is
+ * made in a `beforeAll`): `bytes` as given, or a WAV built from `spec`.
+ */
+export function numberedFiles(dir: () => string): {
+  fileWith: (bytes: Buffer | string, name?: string) => string;
+  wavFile: (spec?: WavSpec) => string;
+} {
+  let counter = 0;
+  return {
+    fileWith: (bytes, name = `f${++counter}.wav`) => {
+      const file = path.join(dir(), name);
+      writeFileSync(file, bytes);
+      return file;
+    },
+    wavFile: (spec = {}) => {
+      const file = path.join(dir(), `w${++counter}.wav`);
+      writeWav(file, spec);
+      return file;
+    },
+  };
 }

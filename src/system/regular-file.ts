@@ -248,11 +248,6 @@ export async function readRegularFileBounded(
   }
 }
 
-/** The whole text of a regular file (result files, JSON), through `openRegularFile`. */
-export async function readRegularFileText(file: string): Promise<string> {
-  return withRegularFile(file, (fh) => fh.readFile('utf8'));
-}
-
 /**
  * `read` over `file` opened through `openRegularFile`, closed whatever `read` does.
  * @example const info = await withRegularFile(file, (fh) => readWavInfoFrom(fh, file));

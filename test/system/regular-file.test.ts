@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NotRegularFileError, openRegularFile, openRegularFileStat, readRegularFileText, type ReadableFile } from '../../src/system/regular-file.js';
+import { NotRegularFileError, openRegularFile, openRegularFileStat, withRegularFile, type ReadableFile } from '../../src/system/regular-file.js';
 import { tempDir } from '../helpers/paths.js';
 
 const tmp = tempDir('regular-file-');
@@ -39,7 +39,7 @@ describe.each(OPENERS)('%s', (name, open) => {
     writeFileSync(path.join(real, 'a.txt'), 'hello');
     symlinkSync(real, path.join(tmp.dir, `linked-${name}`));
     const file = path.join(tmp.dir, `linked-${name}`, 'a.txt');
-    expect(await readRegularFileText(file)).toBe('hello');
+    expect(await withRegularFile(file, (fh) => fh.readFile('utf8'))).toBe('hello');
     const fh = await open(file);
     const buf = Buffer.alloc(10);
     const { bytesRead } = await fh.read(buf, 0, 10, 1);

@@ -1,5 +1,6 @@
 import { lstat, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { unreferencedPath } from '../audio/audio-reference.js';
 import type { FlacEncoder } from '../audio/flac-encoder.js';
 import { errorCode, errorMessage } from '../errors.js';
 import { compactionCandidates, markUnencodable, newestRecordingId, replaceWithFlac, type Queue, type WavRecording } from '../queue/index.js';
@@ -175,7 +176,7 @@ export class SpoolCompaction {
   /** Encodes one WAV into its FLAC file; returns a pause (ms) after an encoder failure, else 0. */
   private async compact(item: WavRecording): Promise<number> {
     // Beside the spool's WAV; for a reference (a WAV too large for memory), in the spool under the recording's own name.
-    const flacPath = item.spoolPath.replace(/(\.ref-\d+-\d+-\d+)?\.wav$/i, '') + '.flac';
+    const flacPath = unreferencedPath(item.spoolPath).replace(/\.wav$/i, '') + '.flac';
     this.options.busy.add(item.id);
     try {
       const result = await this.encoder.encode(item.spoolPath, flacPath, spoolWavOptions(item));

@@ -12,9 +12,9 @@
  * not count towards `no-uploads`: the link waits by design.
  */
 
-export type AlertEvent = 'no-uploads' | 'uploads-paused' | 'disk-low' | 'delivery-mismatch';
-
-export const ALERT_EVENTS: readonly AlertEvent[] = ['no-uploads', 'uploads-paused', 'disk-low', 'delivery-mismatch'];
+/** Every event, the table above's rows (docs/OPERATOR.md's are tested against it). */
+export const ALERT_EVENTS = ['no-uploads', 'uploads-paused', 'disk-low', 'delivery-mismatch'] as const;
+export type AlertEvent = (typeof ALERT_EVENTS)[number];
 
 export interface AlertCondition {
   /** One per alert that can fire independently, e.g. `uploads-paused:token-rejected`. */

@@ -33,6 +33,11 @@ export function referenceName(name: string, identity: AudioIdentity): string {
   return `${name.slice(0, -ext.length)}.ref-${identity.ino}-${identity.size}-${Math.floor(identity.mtimeMs)}${ext}`;
 }
 
+/** Whether a spool path is a reference to the analyzer's file (by its name; no file system call). */
+export function isAudioReference(spoolPath: string): boolean {
+  return REFERENCE.test(path.basename(spoolPath));
+}
+
 /**
  * A spool path under the recording's own name: a reference's without the identity
  * (`<hash>.ref-<ino>-<size>-<mtime ms>.wav` is `<hash>.wav`), any other as it is. By name, no

@@ -1,7 +1,7 @@
 import { appendFileSync, lstatSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { referenceName, resolveSpoolAudio, unreferencedPath } from '../../src/audio/audio-reference.js';
+import { isAudioReference, referenceName, resolveSpoolAudio, unreferencedPath } from '../../src/audio/audio-reference.js';
 import { AudioFileError } from '../../src/audio/errors.js';
 import { createFlacEncoder, type FlacEncoder } from '../../src/audio/flac-encoder.js';
 import { tempDir } from '../helpers/paths.js';
@@ -49,6 +49,8 @@ describe('a spool reference to the analyzer\'s file', () => {
   it('is named by the file\'s identity and encodes from the analyzer\'s file while it is that file', async () => {
     const { wav, ref } = referenced();
     expect(path.basename(ref)).toMatch(/^0123456789abcdef\.ref-\d+-96044-\d+\.wav$/);
+    expect(isAudioReference(ref)).toBe(true);
+    expect(isAudioReference(wav)).toBe(false);
     // The spool compaction writes the FLAC under the recording's own name.
     expect(unreferencedPath(ref)).toBe(path.join(path.dirname(ref), '0123456789abcdef.wav'));
     expect(unreferencedPath(wav)).toBe(wav);

@@ -174,6 +174,13 @@ export const ERROR_CODES = {
   ERR_MQTT_CONFIG: { class: 'MqttError', exit: 'FAILURE', transient: false, meaning: 'a file named by the `mqtt` settings (password, CA) cannot be read' },
   ERR_MQTT_BROKER: { class: 'MqttError', exit: 'FAILURE', transient: true, meaning: 'the broker cannot be reached, refused the connection, or dropped it' },
   ERR_MQTT_PUBLISH: { class: 'MqttError', exit: 'FAILURE', transient: true, meaning: 'a publish was not acknowledged (the connection closed first, or the broker refused it)' },
+  ERR_ALERT_RECEIVER: {
+    class: 'ReceiverError',
+    exit: 'FAILURE',
+    // A receiver that is down or refusing may take the notice later: the webhook sends it again, the heartbeat pings again.
+    transient: true,
+    meaning: 'the alert webhook or the heartbeat\'s monitor did not take a notice: an answer other than 2xx (its `status`) or none (its `cause_code`); the message names the receiver by its origin, never its URL',
+  },
 
   // The CLI.
   ERR_USAGE: { class: 'UsageError', exit: 'USAGE', transient: false, meaning: 'flags or arguments that do not fit together (commander\'s own usage errors too)' },

@@ -51,7 +51,7 @@ function pingRequest(url: string, reason: string | null): { url: URL; method: 'G
 
 /**
  * One ping within `timeoutMs` in all, however slowly the monitor answers, over a
- * connection of its own (receiver.ts). Throws an Error that names the
+ * connection of its own (receiver.ts). Throws a ReceiverError that names the
  * monitor by its origin only.
  */
 export async function ping(url: string, reason: string | null, timeoutMs: number, signal?: AbortSignal): Promise<void> {

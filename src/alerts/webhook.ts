@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { addSecret, addUrlSecrets, redactUrl } from '../wire/redact.js';
-import { errorMessage } from '../errors.js';
+import { errorCode, errorMessage } from '../errors.js';
 import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
 import type { AlertNotice } from './alerter.js';
 import { notifyReceiver } from './receiver.js';
@@ -65,7 +65,7 @@ export function alertPayload(notice: Omit<AlertNotice, 'event' | 'key'> & { even
 }
 
 
-/** One POST; throws an Error whose message holds neither the secret nor the URL's path. */
+/** One POST; throws a ReceiverError (receiver.ts) whose message holds neither the secret nor the URL's path. */
 export async function postAlert(options: WebhookOptions, payload: AlertPayload, signal?: AbortSignal): Promise<void> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -135,7 +135,7 @@ export class AlertDelivery {
         return true;
       } catch (err) {
         const last = attempt + 1 >= this.options.attempts;
-        this.log.warn({ event: payload.event, state: payload.state, attempt: attempt + 1 }, `${errorMessage(err)}${last ? '; alert given up' : '; will retry'}`);
+        this.log.warn({ event: payload.event, state: payload.state, attempt: attempt + 1, code: errorCode(err) }, `${errorMessage(err)}${last ? '; alert given up' : '; will retry'}`);
         if (last) return false;
         await sleep(Math.max(100, backoffDelay(attempt, this.options.backoff)), this.abort.signal);
       }

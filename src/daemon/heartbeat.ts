@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { errorCode, errorMessage } from '../errors.js';
 import { getMeta, queueCounts } from '../queue/index.js';
 import { addUrlSecrets, redactUrl } from '../wire/redact.js';
 import type { Component } from './component.js';
@@ -68,7 +68,7 @@ export class HeartbeatComponent implements Component {
       this.lastState = state;
     } catch (err) {
       if (this.abort.signal.aborted) return;
-      if (this.lastState !== 'unreachable') log.warn(`${errorMessage(err)} (the next ping in ${intervalSec} s)`);
+      if (this.lastState !== 'unreachable') log.warn({ code: errorCode(err) }, `${errorMessage(err)} (the next ping in ${intervalSec} s)`);
       this.lastState = 'unreachable';
     }
   }

@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { AlertDelivery, alertPayload, type WebhookOptions } from '../../src/alerts/webhook.js';
+import { ReceiverError } from '../../src/alerts/receiver.js';
+import { AlertDelivery, alertPayload, postAlert, type WebhookOptions } from '../../src/alerts/webhook.js';
 import { outcomeWithin } from '../helpers/outcome.js';
 import { trickleForTest as trickle } from '../helpers/trickle-server.js';
 
@@ -54,6 +57,58 @@ describe('alert webhook against a receiver that trickles', () => {
       `alert webhook ${s.url}/<redacted>: no complete answer within 300 ms; will retry`,
       `alert webhook ${s.url}/<redacted>: no complete answer within 300 ms; alert given up`,
     ]);
+    expect(logs.filter((l) => l.level === 40).map((l) => l.code)).toEqual(['ERR_ALERT_RECEIVER', 'ERR_ALERT_RECEIVER']);
     expect(JSON.stringify(logs)).not.toContain(HOOK_ID);
   }, 30_000);
+});
+
+/** A real receiver that answers every request with `status`, echoing the path it was sent. */
+async function refusing(status: number): Promise<string> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(`refused ${req.url}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A port nobody listens on: one just closed. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('a receiver that does not take the notice: ERR_ALERT_RECEIVER, naming the receiver by its origin', () => {
+  it('refused (HTTP 500): its status, in the error and in every log line of the delivery', async () => {
+    const url = await refusing(500);
+    const options: WebhookOptions = { url: `${url}/api/webhook/${HOOK_ID}`, headers: {}, secret: null, timeoutMs: 5_000 };
+    const err = await postAlert(options, notice('firing')).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ReceiverError);
+    expect(err).toMatchObject({ code: 'ERR_ALERT_RECEIVER', status: 500, cause_code: undefined, message: `alert webhook ${url}/<redacted>: HTTP 500` });
+    expect(JSON.stringify((err as ReceiverError).toJSON())).not.toContain(HOOK_ID);
+
+    const { delivery: d, logs } = delivery(url, 2);
+    d.enqueue(notice('firing'));
+    await settled(d);
+    const warnings = logs.filter((l) => l.level === 40);
+    expect(warnings.map((l) => [l.code, l.msg])).toEqual([
+      ['ERR_ALERT_RECEIVER', `alert webhook ${url}/<redacted>: HTTP 500; will retry`],
+      ['ERR_ALERT_RECEIVER', `alert webhook ${url}/<redacted>: HTTP 500; alert given up`],
+    ]);
+    expect(JSON.stringify(logs)).not.toContain(HOOK_ID);
+  });
+
+  it('not there (connection refused): the transport\'s code as its cause, no status', async () => {
+    const url = await closedPort();
+    const options: WebhookOptions = { url: `${url}/api/webhook/${HOOK_ID}`, headers: {}, secret: null, timeoutMs: 5_000 };
+    const err = await postAlert(options, notice('firing')).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ReceiverError);
+    expect(err).toMatchObject({ code: 'ERR_ALERT_RECEIVER', status: undefined, cause_code: 'ECONNREFUSED' });
+    expect((err as Error).message).toMatch(new RegExp(`^alert webhook ${url.replace(/\./g, '\\.')}/<redacted>: request not sent: connection refused`));
+    expect((err as Error).message).not.toContain(HOOK_ID);
+  });
 });

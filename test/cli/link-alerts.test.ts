@@ -28,7 +28,8 @@ describe('station-agent status and doctor: links and alerts', () => {
       req.on('data', (c: Buffer) => (text += c.toString('utf8')));
       req.on('end', () => {
         got.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown> });
-        res.writeHead(200).end('{}');
+        // A receiver that refuses what is sent to /refused.
+        res.writeHead(req.url?.startsWith('/refused') ? 500 : 200).end('{}');
       });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -97,6 +98,24 @@ describe('station-agent status and doctor: links and alerts', () => {
     expect(sent.body).toMatchObject({ event: 'test', state: 'firing', test: true, priority: 2, message: expect.stringContaining('test notification') });
     expect(result.stdout + result.stderr).not.toContain(SECRET);
     expect(result.stdout + result.stderr).not.toContain('/message');
+  });
+
+  it('doctor --test-alert fails when the receiver refuses, with the code ERR_ALERT_RECEIVER, naming the receiver by its origin', async () => {
+    const origin = new URL(receiverUrl).origin;
+    const config = writeCliConfig(path.join(tmp.dir, 'refused.json'), {
+      baseUrl: service.url,
+      token: TOKEN,
+      dataDir: path.join(tmp.dir, 'data-refused'),
+      inputDir: path.join(tmp.dir, 'input'),
+      extra: { alerts: { webhook: { url: `${origin}/refused/hook-id-4e8a` } } },
+    });
+    const before = got.length;
+    const result = await runCli(['doctor', '--json', '--offline', '--test-alert', '--config', config]);
+    const check = parseJson(result).checks.find((c: { id: string }) => c.id === 'alert');
+    expect(got.length).toBe(before + 1);
+    expect(check).toMatchObject({ status: 'fail', detail: `alert webhook ${origin}/<redacted>: HTTP 500`, data: { code: 'ERR_ALERT_RECEIVER' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).not.toContain('hook-id-4e8a');
   });
 
   it('doctor --test-alert fails when no webhook is set, and names the key', async () => {

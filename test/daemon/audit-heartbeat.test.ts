@@ -170,7 +170,8 @@ describe('the heartbeat against a real HTTP receiver', () => {
     await until('a recording uploaded', () => (world!.counts().recordings.uploaded > 0 ? true : undefined), 30_000);
     expect(receiver.held).toBe(1);
     await world.waitDrained(30_000);
-    await until('the stuck ping given up on', () => world!.logLines.find((l) => l.includes('heartbeat') && l.includes('within')), 30_000);
+    const givenUp = await until('the stuck ping given up on', () => world!.logLines.find((l) => l.includes('heartbeat') && l.includes('within')), 30_000);
+    expect(JSON.parse(givenUp)).toMatchObject({ level: 40, code: 'ERR_ALERT_RECEIVER', msg: `heartbeat ${receiver.url}/<redacted>: no complete answer within 10000 ms (the next ping in 10 s)` });
     expect(world.logLines.join('\n')).not.toContain(SECRET);
   });
 });

@@ -12,6 +12,7 @@ import { IngestError, LabelsFileError, NoRecordingStartError, ResultFileError } 
 import { DiskFullError } from '../../src/ingest/spool.js';
 import { MetricsError } from '../../src/metrics/errors.js';
 import { MqttError } from '../../src/mqtt/errors.js';
+import { ReceiverError } from '../../src/alerts/receiver.js';
 import { QueueDatabaseError, QueueError, QueueTransitionError } from '../../src/queue/errors.js';
 import { DaemonLockError, DaemonLockFileError } from '../../src/system/daemon-lock.js';
 import { DeadlineError } from '../../src/system/deadline.js';
@@ -74,6 +75,7 @@ const INSTANCES: StationAgentError[] = [
   new MqttError('ERR_MQTT_CONFIG', 'CA file unreadable'),
   new MqttError('ERR_MQTT_BROKER', 'refused'),
   new MqttError('ERR_MQTT_PUBLISH', 'not acknowledged'),
+  new ReceiverError('alert webhook https://hooks.example: HTTP 500', 500, undefined),
   new UsageError('--x without --y'),
   new CommandFailure('no d1'),
   new DemoError('stalled'),

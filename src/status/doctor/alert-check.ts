@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Config } from '../../config/index.js';
-import { errorMessage } from '../../errors.js';
+import { errorCode, errorMessage } from '../../errors.js';
 import { redactUrl } from '../../wire/redact.js';
 import { result, type CheckResult } from './types.js';
 
@@ -34,6 +34,8 @@ export async function alertCheck(config: Config, configFile: string | null, send
     await postAlert(hook, payload);
     return result('alert', title, 'pass', `test notification accepted by ${origin}`);
   } catch (err) {
-    return result('alert', title, 'fail', errorMessage(err), 'check alerts.webhook.url, its secret (alerts.webhook.secretFile, secretHeader, secretPrefix) and that the receiver is reachable from the station');
+    return result('alert', title, 'fail', errorMessage(err), 'check alerts.webhook.url, its secret (alerts.webhook.secretFile, secretHeader, secretPrefix) and that the receiver is reachable from the station', {
+      code: errorCode(err),
+    });
   }
 }

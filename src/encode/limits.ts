@@ -34,7 +34,7 @@ export function isAudioFault(err: unknown): boolean {
  * 0xFFFFFFFF, more than the file holds) is audio it recovered as sox and libsndfile read it
  * (src/ingest/recording-audio.ts), encoded as it is: the whole frames the file holds.
  */
-export const SPOOL_WAV = { allowIncomplete: true } as const;
+const SPOOL_WAV = { allowIncomplete: true } as const;
 
 /** The encode job's options for a waiting recording's spool WAV: {@link SPOOL_WAV}, checked against how it was queued. */
 export function spoolWavOptions(item: { queued: QueuedAudio | null }): typeof SPOOL_WAV & { queued?: QueuedAudio } {

@@ -10,6 +10,7 @@
  */
 
 import type { AudioTakeCounts } from '../ingest/spool.js';
+import type { BudgetState } from '../upload/data-budget.js';
 import type { LinkStatus } from '../upload/link-policy.js';
 import { pidAlive } from '../system/pid.js';
 import { isObject } from '../wire/json-object.js';
@@ -161,6 +162,10 @@ const listOf =
   (v, root) =>
     Array.isArray(v) ? v.filter(isObject).map((item) => read(item, root)) : [];
 const errorOrNull: Reader<RuntimeError | null> = (v, root) => (isObject(v) ? ERROR(v, root) : null);
+const texts: Reader<string[]> = (v) => (Array.isArray(v) ? v.filter((item): item is string => typeof item === 'string') : []);
+const budgetOrNull: Reader<BudgetState | null> = (v, root) => (isObject(v) ? BUDGET(v, root) : null);
+
+const BUDGET = object<BudgetState>({ limit: number(0), usedToday: number(0), left: number(0), renewsAt: number(0) });
 
 const ERROR = object<RuntimeError>({ message: text(''), code: text('ERR_UNKNOWN'), at: number(0) });
 
@@ -188,8 +193,18 @@ const SNAPSHOT = object<RuntimeSnapshot>({
     attempts: numberOrAbsent,
   }),
   mqtt: optional(object<NonNullable<RuntimeSnapshot['mqtt']>>({ connected: flag, broker: text(''), lastPublishAt: numberOrNull, lastError: errorOrNull })),
-  // Read as it is: status formats it field by field and tolerates what is missing.
-  link: optional((v) => v as LinkStatus),
+  link: optional(
+    object<LinkStatus>({
+      windows: texts,
+      windowsAudioOnly: flag,
+      // Without windows the link is open.
+      windowOpen: (v) => v !== false,
+      windowChangesAt: numberOrNull,
+      budget: budgetOrNull,
+      capBytesPerSec: numberOrNull,
+      rateBytesPerSec: number(0),
+    }),
+  ),
   audio: optional(
     object<AudioTakeCounts>({ linked: number(0), referenced: number(0), copied: number(0), copiedBytes: number(0), lastCopyWhy: (v) => (typeof v === 'string' ? v : null), lastCopyAt: numberOrNull, nearDir: (v) => (typeof v === 'string' ? v : null) }),
   ),

@@ -60,8 +60,15 @@ const ROWS: { what: string; stored: unknown; read: unknown }[] = [
       disk: { freeBytes: 100, spoolBytes: -1, low: true },
       configSync: { state: 'synced', at: 8, attempts: 3 },
       mqtt: { connected: true, broker: 'mqtt://host:1883', lastPublishAt: null, lastError: null },
-      link: { windows: ['06:00-08:00'], windowOpen: true },
+      link: { windows: ['06:00-08:00'], windowsAudioOnly: false, windowOpen: true, windowChangesAt: null, budget: null, capBytesPerSec: null, rateBytesPerSec: 0 },
     },
+  },
+  {
+    what: 'the link section read field by field, as the others are',
+    stored: { pid: 1, updatedAt: 2, link: { windows: '06:00-08:00', windowOpen: false, windowChangesAt: 30, budget: { limit: 10, usedToday: 'a' }, capBytesPerSec: 5, rateBytesPerSec: '5' } },
+    read: expect.objectContaining({
+      link: { windows: [], windowsAudioOnly: false, windowOpen: false, windowChangesAt: 30, budget: { limit: 10, usedToday: 0, left: 0, renewsAt: 0 }, capBytesPerSec: 5, rateBytesPerSec: 0 },
+    }),
   },
   {
     what: 'an MQTT section that is not an object is left out',

@@ -1,4 +1,5 @@
-import { constants, fstatSync, mkdirSync, openSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
+import type { spawnSync as SpawnSync } from 'node:child_process';
+import { constants, fstatSync, mkdirSync, openSync, readdirSync, readSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -8,32 +9,35 @@ import { openSqlite } from './sqlite.js';
 
 /**
  * One daemon per dataDir. Two `station-agent run` on one queue (one by hand beside
- * systemd, two template units sharing a dataDir) would each mark the other's
- * in-flight items `unknown` at start and post them again: duplicates at the service.
+ * systemd, two template units sharing a dataDir, one in a container or another network
+ * namespace) would each mark the other's in-flight items `unknown` at start and post them
+ * again: duplicates at the service.
  *
  * Two locks, both dropped by the kernel when their process dies, whatever the death
  * (SIGKILL, OOM, power loss): no stale lock ever blocks a restart, and no PID is
  * trusted to decide anything. A daemon needs both; either one held elsewhere refuses.
  *
- * - A unix socket bound in Linux's abstract namespace, named after dataDir's device and
- *   inode (`station-agent-daemon:<dev>:<ino>`). It has no file, so nothing in the
- *   folder can be deleted to take it from under us: a lock *file* can be (`rm
- *   daemon.lock` let a second daemon lock a new file of the same name, and both ran).
- *   The inode, not the path, names it: two paths to one folder (a symlink, a bind
- *   mount) meet at one name. Its holder answers a connection with its PID, and keeps
- *   the folder open: an inode number names one folder only while that inode lives, and
- *   a folder deleted under a running daemon would otherwise free its number for the
- *   next folder made on that file system (ext4 hands it out again at once), whose
- *   daemon the first one's socket would then refuse.
+ * - flock(2) on the dataDir folder itself, opened `O_DIRECTORY` and kept open while the
+ *   daemon runs. The lock lives on the folder's inode in the file system: nothing in the
+ *   folder can be deleted to take it from under us (a lock *file* can be: `rm daemon.lock`
+ *   let a second daemon lock a new file of the same name), two paths to one folder (a
+ *   symlink, a bind mount) meet at one lock, and it is seen from every network and mount
+ *   namespace (an abstract unix socket, the lock this replaced, is per network namespace,
+ *   and any local user could bind its name first and so keep the daemon from starting).
+ *   Taking it needs the folder opened, which the package's dataDir (0700, the service
+ *   user's) allows no other user; a dataDir this function makes is made 0700 too. Node has
+ *   no flock, so util-linux's `flock` program (Essential in Debian, as `setpriv` the
+ *   package uses) takes it on the descriptor it inherits: a flock belongs to the open file
+ *   description, which stays with the daemon's descriptor when the program exits.
  * - SQLite's own POSIX (fcntl) lock on `<dataDir>/daemon.lock`: with
  *   `locking_mode=EXCLUSIVE`, the first write transaction takes the EXCLUSIVE lock and
- *   the connection keeps it until it closes. Abstract sockets are per network
- *   namespace, file locks are not: a daemon in a container sharing the folder is still
- *   seen. The PID comes from the kernel's lock table (`/proc/locks`), else from the
- *   file's header, where the holder wrote it (`user_version`) in the very transaction
- *   that took the lock (a unit with `ProcSubset=pid` cannot see `/proc/locks`).
+ *   the connection keeps it until it closes. Its file holds the holder's PID, written
+ *   (`user_version`) in the very transaction that took the lock; the kernel's lock table
+ *   (`/proc/locks`) names it too, where a unit with `ProcSubset=pid` cannot see it. With the
+ *   file deleted, the holder is found by the folder it keeps open (`/proc/<pid>/fd`).
  *
- * Only `run` takes them; the CLI's commands open the queue beside the daemon as before.
+ * The input folder is locked apart (DaemonLock.holdInput). Only `run` takes the locks; the
+ * CLI's commands open the queue beside the daemon as before.
  */
 const DAEMON_LOCK_FILE = 'daemon.lock';
 
@@ -83,41 +87,113 @@ export interface DaemonLock {
  */
 export async function acquireDaemonLock(dataDir: string, inputDir?: string): Promise<DaemonLock> {
   const dir = path.resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, DAEMON_LOCK_FILE);
-  const db = lockFile(dir, file);
-  let own: HeldSocket | null = null;
+  // Loaded here, by `run` alone (the watcher's other users import this module too).
+  const { spawnSync } = await import('node:child_process');
+  const folder = lockFolder(dir, file, spawnSync);
+  let db: Database.Database;
+  try {
+    db = lockFile(dir, file);
+  } catch (err) {
+    closeSync(folder);
+    throw err;
+  }
   let input: HeldSocket | null = null;
   let released = false;
   const holdInput = async (folder: string): Promise<void> => {
     if (released) return;
-    const next = await lockSocket(path.resolve(folder), 'input.dir', input?.name);
+    const next = await lockSocket(path.resolve(folder), input?.name);
     if (next === 'held' || next === null) return;
     if (released) return unlock(next); // released while the name was bound
     unlock(input);
     input = next;
   };
   try {
-    const taken = await lockSocket(dir, 'dataDir');
-    own = taken === 'held' ? null : taken;
     if (inputDir !== undefined) await holdInput(inputDir);
   } catch (err) {
-    unlock(own);
     db.close();
+    closeSync(folder);
     throw err;
   }
   return {
     path: file,
     holdInput,
     release: () => {
+      if (released) return;
       released = true;
       if (db.open) db.close();
+      // The folder's last descriptor: closing it drops its flock.
+      closeSync(folder);
       // Closing a listening socket frees its name at once (the fd is closed synchronously).
-      unlock(own);
       unlock(input);
-      own = input = null;
+      input = null;
     },
   };
+}
+
+/** `flock --conflict-exit-code`: the lock is held elsewhere (EX_TEMPFAIL). */
+const FLOCK_HELD = 75;
+
+/**
+ * Opens the dataDir folder and takes its flock (exclusive, without waiting), or throws
+ * {@link DaemonLockError} naming the holder. Returns the descriptor, which holds the lock
+ * until it is closed.
+ */
+function lockFolder(dir: string, file: string, spawnSync: typeof SpawnSync): number {
+  let folder: number;
+  try {
+    folder = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (err) {
+    throw new DaemonLockFileError(dir, err);
+  }
+  // The program's fd 3 is a duplicate of `folder`: one open file description, whose lock outlives the program.
+  const run = spawnSync('flock', ['--exclusive', '--nonblock', '--conflict-exit-code', String(FLOCK_HELD), '3'], {
+    stdio: ['ignore', 'ignore', 'pipe', folder],
+    timeout: 30_000,
+  });
+  if (run.status === 0) return folder;
+  closeSync(folder);
+  if (run.status === FLOCK_HELD) throw new DaemonLockError(dir, lockHolder(file) ?? folderHolder(dir));
+  const why = run.error
+    ? (run.error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? new Error("the flock program is not installed (util-linux's)")
+      : run.error
+    : new Error(`flock exited with ${run.status ?? run.signal}: ${run.stderr.toString('utf8').trim()}`);
+  throw new DaemonLockFileError(dir, why);
+}
+
+/**
+ * The process that holds `dir` open (the daemon keeps its dataDir open while it runs), for a
+ * refusal whose lock file was deleted: the other daemon's PID, where /proc shows it (the same
+ * user's processes under the unit's `ProtectProc=invisible`). Read only when a start is refused.
+ */
+function folderHolder(dir: string): number | null {
+  try {
+    const want = statSync(dir, { bigint: true });
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue; // gone, or another user's
+      }
+      for (const fd of fds) {
+        let st;
+        try {
+          st = statSync(`/proc/${pid}/fd/${fd}`, { bigint: true });
+        } catch {
+          continue; // closed meanwhile, or a descriptor that cannot be followed
+        }
+        if (st.isDirectory() && st.ino === want.ino && st.dev === want.dev) return pid;
+      }
+    }
+  } catch {
+    // No /proc: the holder stays unnamed.
+  }
+  return null;
 }
 
 function lockFile(dir: string, file: string): Database.Database {
@@ -137,14 +213,14 @@ function lockFile(dir: string, file: string): Database.Database {
 }
 
 /**
- * The abstract socket's name for the folder open as `fd`, as a dataDir or an input folder:
- * its identity on this machine, not its path. Read from the descriptor the lock keeps, so
+ * The abstract socket's name for the input folder open as `fd`: its identity on this
+ * machine, not its path. Read from the descriptor the lock keeps, so
  * the name is that of the very inode held open (a stat by path could meet another folder
  * renamed into place between the two).
  */
-function daemonSocketName(fd: number, key: 'dataDir' | 'input.dir'): string {
+function inputSocketName(fd: number): string {
   const st = fstatSync(fd, { bigint: true });
-  return `\0station-agent-${key === 'dataDir' ? 'daemon' : 'input'}:${st.dev}:${st.ino}`;
+  return `\0station-agent-input:${st.dev}:${st.ino}`;
 }
 
 /** How long a refused start waits for the holder to say its PID. */
@@ -164,22 +240,23 @@ function unlock(held: HeldSocket | null): void {
 }
 
 /**
- * Binds the abstract socket of `dir` (Linux only; elsewhere the file lock alone holds);
- * null for a folder that is not there, `held` when its name is `heldName` (this process
- * holds it already).
+ * Binds the abstract socket of the input folder `dir` (Linux only); null for a folder that is
+ * not there, `held` when its name is `heldName` (this process holds it already). An abstract
+ * socket is per network namespace, and any local user may bind its name first: a daemon in
+ * another namespace is not seen, and such a user keeps this daemon from watching the folder
+ * (docs/ARCHITECTURE.md). The dataDir's lock is not one (lockFolder).
  */
-async function lockSocket(dir: string, key: 'dataDir' | 'input.dir', heldName?: string): Promise<HeldSocket | 'held' | null> {
+async function lockSocket(dir: string, heldName?: string): Promise<HeldSocket | 'held' | null> {
   if (process.platform !== 'linux') return null;
   let folder: number;
   try {
     folder = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch (err) {
-    if (key === 'input.dir') return null; // not there, or not readable: the watcher waits for it, and says so
-    throw new DaemonLockFileError(dir, err);
+  } catch {
+    return null; // not there, or not readable: the watcher waits for it, and says so
   }
   let name = '';
   try {
-    name = daemonSocketName(folder, key);
+    name = inputSocketName(folder);
   } catch (err) {
     closeSync(folder);
     throw new DaemonLockFileError(dir, err);
@@ -199,7 +276,7 @@ async function lockSocket(dir: string, key: 'dataDir' | 'input.dir', heldName?: 
     });
   } catch (err) {
     closeSync(folder);
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name), key);
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new DaemonLockError(dir, await socketHolder(name), 'input.dir');
     throw new DaemonLockFileError(`the abstract socket of ${dir}`, err);
   }
   server.on('error', () => {}); // a peer's reset must not crash the daemon

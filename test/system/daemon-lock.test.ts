@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
@@ -134,6 +136,52 @@ describe('one daemon per dataDir', () => {
     const next = start(config);
     await next.waitForLine(/"msg":"station-agent running"/);
     expect((await next.kill('SIGTERM')).code).toBe(0);
+  }, 120_000);
+});
+
+/** Whether this process may make namespaces (root, as CI runs): the network-namespace case needs it. */
+const CAN_UNSHARE = spawnSync('unshare', ['--net', 'true']).status === 0;
+
+describe('one daemon per dataDir, whoever and wherever', () => {
+  it.runIf(CAN_UNSHARE)('refuses a second run in another network namespace after daemon.lock was deleted, naming the first', async () => {
+    const data = path.join(root, 'data-netns');
+    const config = writeAgentConfig(path.join(root, 'config-netns.json'), { baseUrl: service.url, inputDir, dataDir: data, extra: { log: { level: 'info' } } });
+    const first = start(config);
+    await first.waitForLine(/"msg":"station-agent running"/);
+    rmSync(path.join(data, 'daemon.lock'));
+
+    // Abstract unix sockets are per network namespace; the old dataDir lock was one.
+    const second = startAgentProcess(config, { wrap: (cli) => ({ command: 'unshare', args: ['--net', ...cli] }) });
+    agents.push(second);
+    const refused = await Promise.race([second.exited, second.waitForLine(/"msg":"station-agent running"/, 60_000).then(() => 'running', () => 'no line')]);
+    const output = second.lines.join('\n');
+    expect(refused, output).toEqual({ code: 1, signal: null });
+    expect(output).toContain(`another station-agent (pid ${first.pid}) is already running on dataDir ${data}`);
+    expect((await first.kill('SIGTERM')).code).toBe(0);
+  }, 120_000);
+
+  it('starts though another process bound the abstract socket name the dataDir lock once was; another user cannot take the lock', async () => {
+    const data = path.join(root, 'data-squatted');
+    mkdirSync(data, { mode: 0o700 });
+    const st = statSync(data, { bigint: true });
+    // What any local user could do before the daemon starts: bind the name it would lock.
+    const squatter = createServer();
+    await new Promise<void>((resolve, reject) => squatter.once('error', reject).listen(`\0station-agent-daemon:${st.dev}:${st.ino}`, resolve));
+    try {
+      const config = writeAgentConfig(path.join(root, 'config-squatted.json'), { baseUrl: service.url, inputDir: path.join(root, 'input-squatted'), dataDir: data, extra: { log: { level: 'info' } } });
+      const agent = start(config);
+      await agent.waitForLine(/"msg":"station-agent running"/, 60_000);
+      if (process.getuid?.() === 0) {
+        // Another user cannot open the 0700 dataDir, so cannot take its flock before or beside the daemon.
+        const other = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'flock', '--nonblock', '--conflict-exit-code', '75', data, 'true'], { encoding: 'utf8' });
+        expect(other.status, other.stderr).not.toBe(0);
+        expect(other.status).not.toBe(75);
+        expect(other.stderr).toMatch(/Permission denied/);
+      }
+      expect((await agent.kill('SIGTERM')).code).toBe(0);
+    } finally {
+      squatter.close();
+    }
   }, 120_000);
 });
 

@@ -1,4 +1,4 @@
-import { EXIT, errorMessage } from '../errors.js';
+import { EXIT, errorCode, errorMessage } from '../errors.js';
 import { setMeta } from '../queue/index.js';
 import { OuterTransaction } from '../queue/transaction.js';
 import { RUNTIME_HEARTBEAT_MS, RUNTIME_META_KEY, type RuntimeSnapshot } from '../runtime/snapshot.js';
@@ -67,9 +67,11 @@ export class RuntimeReporter implements Component {
       this.dbFailures = 0;
     } catch (err) {
       this.dbFailures++;
-      this.ctx.log.error(`cannot write to the queue database: ${errorMessage(err)}`);
+      // The file by its path: the operator's next look is at its file system (full, read-only, gone).
+      const file = this.ctx.queue.path;
+      this.ctx.log.error({ code: errorCode(err) }, `cannot write to the queue database ${file}: ${errorMessage(err)}`);
       if (this.dbFailures >= 3) {
-        this.ctx.log.fatal('the queue database stays unwritable: exiting for a restart');
+        this.ctx.log.fatal({ code: errorCode(err) }, `the queue database ${file} stays unwritable (${this.dbFailures} failed writes in a row): exiting for a restart`);
         process.exit(EXIT.QUEUE_UNWRITABLE);
       }
     }

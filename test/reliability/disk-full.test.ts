@@ -1,13 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
+import { EXIT } from '../../src/errors.js';
 import type { RunningEmulator } from '@station-agent/emulator';
 import { getMeta, openQueue, queueCounts } from '../../src/queue/index.js';
 import { RUNTIME_META_KEY, parseRuntimeSnapshot, type RuntimeSnapshot } from '../../src/runtime/snapshot.js';
 import { createAgentWorld, TOKEN, type AgentWorld } from '../helpers/agent-world.js';
 import { AGENT_NODE, buildCli } from '../helpers/cli.js';
+import { outcomeWithin } from '../helpers/outcome.js';
 import { REPO_ROOT, tempDir } from '../helpers/paths.js';
 import { buildWav } from '../helpers/wav-writer.js';
 import { logRecords, startAgentProcess, type AgentProcess } from './support/agent-process.js';
@@ -171,6 +173,7 @@ function agentPid(shellPid: number): number | undefined {
 interface SmallDiskStation {
   inputDir: string;
   dataDir: string;
+  configPath: string;
   /** Where the wrapper copies the queue database after the agent exits. */
   outDir: string;
   client: ServiceClient;
@@ -181,6 +184,8 @@ interface SmallDiskStation {
   restart(): Promise<void>;
   /** Deletes the ballast, through /proc/<pid>/root (the tmpfs is only visible in the namespace). */
   freeBallast(): void;
+  /** Fills what the ballast left of the tmpfs, to its last block (the same way in). */
+  fill(): void;
   logs(): { level: string; msg: string; err?: string }[];
   /** SIGTERM, and the exit. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -244,6 +249,7 @@ async function smallDiskStation(
   const station: SmallDiskStation = {
     inputDir,
     dataDir,
+    configPath,
     outDir,
     client,
     agent,
@@ -263,6 +269,12 @@ async function smallDiskStation(
       expect(existsSync(ballast)).toBe(true);
       spawnSync('rm', ['-f', ballast]);
       expect(existsSync(ballast)).toBe(false);
+    },
+    fill() {
+      const inside = `/proc/${station.pid}/root${dataDir}`;
+      // dd ends with ENOSPC, as meant.
+      spawnSync('dd', ['if=/dev/zero', `of=${inside}/filler`, 'bs=4k'], { stdio: 'ignore' });
+      expect(statfsSync(inside).bavail).toBe(0);
     },
     logs: () => logRecords(agent.lines) as { level: string; msg: string; err?: string }[],
     async stop() {
@@ -427,5 +439,31 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
       q.close();
     }
     console.log(`queue database full (SQLITE_FULL): ${fullErrors} "disk is full" log lines, no crash; ${want.detections} detections exactly once after space returned and a restart`);
+  }, 90_000);
+
+  it('the queue database stays full: three failed writes of the status snapshot, then exit 70 (EXIT.QUEUE_UNWRITABLE), the log naming the file', async () => {
+    // 2 MiB for an idle agent's database, then not one block left.
+    const station = await smallDiskStation(2_048, 0, () => {});
+    station.fill();
+    // The snapshot is written when what `status` shows changes: a disk.minFreeMb above the
+    // free space (none), read again at once (SIGHUP, systemctl reload), makes the disk low.
+    const config = JSON.parse(readFileSync(station.configPath, 'utf8')) as { disk: { minFreeMb: number } };
+    config.disk.minFreeMb = 1;
+    writeFileSync(station.configPath, JSON.stringify(config), { mode: 0o600 });
+    process.kill(station.pid, 'SIGHUP');
+
+    // Checked every 10 s: the third failed write comes some 20 s after the first.
+    const exit = await outcomeWithin(station.agent.exited, 60_000);
+    expect(exit, station.agent.lines.slice(-20).join('\n')).toEqual({ code: EXIT.QUEUE_UNWRITABLE, signal: null });
+    const file = path.join(station.dataDir, 'queue.db');
+    const logs = station.logs() as { level: string; msg: string; code?: string }[];
+    const failed = logs.filter((r) => r.msg.startsWith('cannot write to the queue database'));
+    expect(failed.map((r) => [r.level, r.code, r.msg]), station.agent.lines.slice(-20).join('\n')).toEqual(
+      Array.from({ length: 3 }, () => ['error', 'SQLITE_FULL', `cannot write to the queue database ${file}: database or disk is full`]),
+    );
+    expect(logs.at(-1)).toMatchObject({ level: 'fatal', code: 'SQLITE_FULL', msg: `the queue database ${file} stays unwritable (3 failed writes in a row): exiting for a restart` });
+    // What it wrote before the disk filled is intact: the restart systemd makes finds a database.
+    expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });
+    console.log(`queue database full for good: ${failed.length} failed snapshot writes, exit code ${String((exit as { code: number }).code)}`);
   }, 90_000);
 });

@@ -48,6 +48,7 @@ export interface RecordingRow extends ItemRowBase {
   duration_s: number | null;
   sample_rate: number | null;
   filesize: number | null;
+  audio_mtime_ms: number | null;
   /** Generated columns (see the schema), not mapped. */
   audio_stage: number;
   detection_wait: number;
@@ -84,6 +85,7 @@ export function toRecording(row: RecordingRow): RecordingItem {
     durationS: row.duration_s,
     sampleRate: row.sample_rate,
     filesize: row.filesize,
+    audioMtimeMs: row.audio_mtime_ms,
     ...base(row),
   };
 }

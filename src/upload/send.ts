@@ -4,7 +4,8 @@ import type { UploadApi } from './ports.js';
 import { findDetection, findSoundscape, type SpeciesIdCache } from './reconcile.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { ClaimedDetection, RecordingItem } from '../queue/index.js';
-import { resolveSpoolAudio } from '../audio/audio-reference.js';
+import { lstat } from 'node:fs/promises';
+import { queuedAudioError, resolveSpoolAudio } from '../audio/audio-reference.js';
 import { AudioFileError } from '../audio/errors.js';
 import { NetworkError } from '../api/errors.js';
 import type { LinkGate } from './link-policy.js';
@@ -67,10 +68,24 @@ export async function sendRecording(ctx: SendContext, item: RecordingItem, body:
   const flac = body.flac;
   if (flac && !ctx.link?.pacesAudio) return sendFromMemory(ctx, item, flac);
   // The day's count of the link policy is written with this upload's outcome (the uploader's commit).
-  // A FLAC spool file, or the analyzer's FLAC a spool reference names (its identity checked).
-  const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: (await resolveSpoolAudio(item.spoolPath)).path };
+  // A FLAC spool file (as it was queued), or the analyzer's FLAC a spool reference names (its identity checked).
+  const source = flac ? { body: Readable.from(pieces(flac, BODY_PIECE), { objectMode: false }), size: flac.length } : { file: await flacToSend(item, item.spoolPath) };
   const soundscape = await ctx.api.uploadSoundscape({ timestamp: item.timestamp, ...source, signal: ctx.signal, through: ctx.link?.audioBody() });
   return { remoteId: soundscape.id, reconciled: false, bytes: soundscape.filesize ?? undefined, sentBytes };
+}
+
+/**
+ * The FLAC file to send for a recording: a spool reference's target, or the spool file itself,
+ * refused when it is no longer as it was queued (an analyzer's FLAC hard-linked in results mode
+ * and rewritten in place since: audio-reference.ts QueuedAudio). The compaction's own FLAC has
+ * no queued time (replaceWithFlac clears it): nothing to check.
+ */
+async function flacToSend(item: RecordingItem, spoolPath: string): Promise<string> {
+  const resolved = await resolveSpoolAudio(spoolPath);
+  if (resolved.identity || item.audioMtimeMs == null || item.filesize == null) return resolved.path;
+  const rewritten = queuedAudioError(spoolPath, await lstat(spoolPath).catch(() => null), { size: item.filesize, mtimeMs: item.audioMtimeMs, source: item.sourcePath });
+  if (rewritten) throw rewritten;
+  return spoolPath;
 }
 
 /**

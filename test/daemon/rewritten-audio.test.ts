@@ -1,9 +1,10 @@
-import { closeSync, openSync, readFileSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { openQueue } from '../../src/queue/index.js';
 import { createAgentWorld, type AgentWorld } from '../helpers/agent-world.js';
-import { addRealRecording } from '../helpers/real-recording.js';
+import { addRealRecording, REAL_RECORDING_DIR } from '../helpers/real-recording.js';
 import { until } from '../helpers/until.js';
 
 /**
@@ -48,11 +49,19 @@ function queuedRecordings(dataDir: string): { source_path: string; spool_path: s
   }
 }
 
-describe('a queued WAV rewritten in place by the analyzer', () => {
+/** The config without the upload window: soundscapes may go. */
+function openWindow(configPath: string): void {
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as { upload: Record<string, unknown> };
+  delete config.upload.windows;
+  delete config.upload.windowsAudioOnly;
+  writeFileSync(configPath, JSON.stringify(config));
+}
+
+const HELD = { input: { minConfidence: 0.15 }, upload: { windows: [windowFarFromNow()], windowsAudioOnly: true, noSoundscapeAfterSec: 86_400 } };
+
+describe('queued audio rewritten in place by the analyzer', () => {
   it('is refused at encode time with an error naming it; its detections go without a soundscape, an untouched one goes with its own', async () => {
-    world = await createAgentWorld({
-      config: { input: { minConfidence: 0.15 }, upload: { windows: [windowFarFromNow()], windowsAudioOnly: true, noSoundscapeAfterSec: 86_400 } },
-    });
+    world = await createAgentWorld({ config: HELD });
     const rewritten = addRealRecording(world.inputDir, 'rewritten', 0);
     const untouched = addRealRecording(world.inputDir, 'untouched', 1);
     // Other samples, so that it is another recording (a name without a time: known by its content).
@@ -75,10 +84,7 @@ describe('a queued WAV rewritten in place by the analyzer', () => {
     expect(statSync(rewritten.wav).size).toBe(before.size);
     expect(statSync(rewritten.wav).mtimeMs).not.toBe(before.mtimeMs);
 
-    const config = JSON.parse(readFileSync(world.configPath, 'utf8')) as { upload: Record<string, unknown> };
-    delete config.upload.windows;
-    delete config.upload.windowsAudioOnly;
-    writeFileSync(world.configPath, JSON.stringify(config));
+    openWindow(world.configPath);
     await world.startAgent();
     const counts = await world.waitDrained(60_000);
 
@@ -99,5 +105,44 @@ describe('a queued WAV rewritten in place by the analyzer', () => {
       lines.some((l) => l.level >= 40 && l.msg.includes(`the audio changed after its recording was queued from ${rewritten.wav}`) && l.msg.includes('modified since it was queued')),
       world.logLines.filter((l) => !l.includes('"level":20')).join('\n'),
     ).toBe(true);
+  }, 150_000);
+
+  it('an analyzer\'s FLAC (results mode) rewritten in place with other audio is refused before it is sent', async () => {
+    world = await createAgentWorld({ config: HELD });
+    const encoder = createFlacEncoder();
+    const flac = path.join(world.inputDir, 'flac-recording.flac');
+    const other = path.join(world.root, 'other.wav');
+    try {
+      await encoder.encode(path.join(REAL_RECORDING_DIR, 'soundscape.wav'), flac);
+      copyFileSync(path.join(REAL_RECORDING_DIR, 'soundscape.wav'), other);
+      overwrite(other, 0x33);
+      const end = new Date('2025-06-01T10:00:10.000Z');
+      utimesSync(flac, end, end);
+      copyFileSync(path.join(REAL_RECORDING_DIR, 'soundscape.BirdNET.results.csv'), path.join(world.inputDir, 'flac-recording.BirdNET.results.csv'));
+
+      await world.startAgent();
+      await until('the recording queued', () => world!.counts().recordings.pending === 1, 30_000, () => JSON.stringify(world!.counts()));
+      await world.stopAgent();
+      const [queued] = queuedRecordings(world.dataDir);
+      expect(statSync(queued.spool_path).ino).toBe(statSync(flac).ino);
+
+      // The analyzer writes another recording's FLAC into the same file (truncate and write: the inode stays).
+      const replacement = path.join(world.root, 'other.flac');
+      await encoder.encode(other, replacement);
+      writeFileSync(flac, readFileSync(replacement));
+      expect(statSync(queued.spool_path).ino).toBe(statSync(flac).ino);
+    } finally {
+      await encoder.close();
+    }
+
+    openWindow(world.configPath);
+    await world.startAgent();
+    const counts = await world.waitDrained(60_000);
+    expect(counts.recordings).toMatchObject({ uploaded: 0, failed: 1 });
+    expect(await world.allSoundscapes()).toEqual([]);
+    const detections = await world.allDetections();
+    expect(detections.length).toBeGreaterThan(0);
+    expect(detections.every((d) => d.soundscape == null)).toBe(true);
+    expect(queuedRecordings(world.dataDir)[0].last_error).toContain(`the audio changed after its recording was queued from ${flac}`);
   }, 150_000);
 });

@@ -91,7 +91,7 @@ describe('listItems and getItem', () => {
     const item = getItem(q, 'recording', id)!;
     expect(Object.keys(item).sort()).toEqual(
       [
-        'kind', 'id', 'sourceKey', 'sourcePath', 'spoolPath', 'audioFormat', 'timestamp', 'timeSource', 'durationS', 'sampleRate', 'filesize',
+        'kind', 'id', 'sourceKey', 'sourcePath', 'spoolPath', 'audioFormat', 'timestamp', 'timeSource', 'durationS', 'sampleRate', 'filesize', 'audioMtimeMs',
         'state', 'previousState', 'attempts', 'nextAttemptAt', 'lastError', 'lastErrorCode', 'remoteId', 'holdReason', 'reconcile', 'createdAt', 'updatedAt',
       ].sort(),
     );

@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import { createIngestContext, type IngestContext } from '../ingest/context.js';
 import type { Logger } from '../log/index.js';
 import { openQueue, recoverInFlight, type Queue } from '../queue/index.js';
-import { acquireDaemonLock, type DaemonLock } from '../system/daemon-lock.js';
+import { acquireDaemonLock, dataDirLockWarning, type DaemonLock } from '../system/daemon-lock.js';
 import { ramDataDirWarning, ramFileSystemNear } from '../system/disk.js';
 
 export interface Prepared {
@@ -26,6 +26,8 @@ export async function prepare(config: Config, configPath: string | null, log: Lo
   // `sending` item `unknown`, which is only true when no other daemon is sending them.
   // One daemon per input folder too: two with a dataDir each would both upload every recording.
   const lock = await acquireDaemonLock(config.dataDir, config.input.dir);
+  const openToOthers = dataDirLockWarning(config.dataDir);
+  if (openToOthers) log.warn(openToOthers);
   const ram = await ramFileSystemNear(config.dataDir);
   if (ram) log.warn(ramDataDirWarning(config.dataDir, ram));
   let queue: Queue | undefined;

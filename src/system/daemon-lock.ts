@@ -132,6 +132,18 @@ export async function acquireDaemonLock(dataDir: string, inputDir?: string): Pro
   };
 }
 
+/**
+ * Why another user could take the dataDir's lock (and so keep the daemon from starting), or
+ * null: its folder is readable by its group or by everyone, so they may open it and flock it.
+ * The package's dataDir is 0700; one made by hand or by an older start may not be.
+ */
+export function dataDirLockWarning(dataDir: string): string | null {
+  const st = statSync(dataDir, { throwIfNoEntry: false });
+  if (!st || (st.mode & 0o044) === 0) return null;
+  const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
+  return `dataDir ${dataDir} is readable by other users (mode ${mode}): any of them can take its lock and keep the daemon from starting; make it the service user's alone (chmod 700 ${dataDir})`;
+}
+
 /** `flock --conflict-exit-code`: the lock is held elsewhere (EX_TEMPFAIL). */
 const FLOCK_HELD = 75;
 

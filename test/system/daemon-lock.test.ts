@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +171,7 @@ describe('one daemon per dataDir, whoever and wherever', () => {
       const config = writeAgentConfig(path.join(root, 'config-squatted.json'), { baseUrl: service.url, inputDir: path.join(root, 'input-squatted'), dataDir: data, extra: { log: { level: 'info' } } });
       const agent = start(config);
       await agent.waitForLine(/"msg":"station-agent running"/, 60_000);
+      expect(agent.lines.join('\n')).not.toContain('is readable by other users');
       if (process.getuid?.() === 0) {
         // Another user cannot open the 0700 dataDir, so cannot take its flock before or beside the daemon.
         const other = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'flock', '--nonblock', '--conflict-exit-code', '75', data, 'true'], { encoding: 'utf8' });
@@ -182,6 +183,22 @@ describe('one daemon per dataDir, whoever and wherever', () => {
     } finally {
       squatter.close();
     }
+  }, 120_000);
+
+  it('warns where other users could take the lock: a dataDir readable by them', async () => {
+    const data = path.join(root, 'data-open');
+    mkdirSync(data, { mode: 0o755 });
+    chmodSync(data, 0o755);
+    const config = writeAgentConfig(path.join(root, 'config-open.json'), { baseUrl: service.url, inputDir: path.join(root, 'input-open'), dataDir: data, extra: { log: { level: 'info' } } });
+    const agent = start(config);
+    const warning = await agent.waitForLine(/is readable by other users/, 60_000);
+    expect(JSON.parse(warning)).toMatchObject({
+      level: 'warn',
+      msg: `dataDir ${data} is readable by other users (mode 0755): any of them can take its lock and keep the daemon from starting; make it the service user's alone (chmod 700 ${data})`,
+    });
+    await agent.waitForLine(/"msg":"station-agent running"/, 60_000);
+    expect((await agent.kill('SIGTERM')).code).toBe(0);
+    // The 0700 dataDir of the test before gave no such line.
   }, 120_000);
 });
 

@@ -65,8 +65,29 @@ const checks = {
   },
 
   async daemonLock() {
-    // One daemon per dataDir (src/system/daemon-lock.ts): a unix socket bound in the
-    // abstract namespace (AF_UNIX, bind, listen, connect), answering with its PID.
+    // One daemon per dataDir (src/system/daemon-lock.ts): util-linux's flock program takes
+    // flock(2) on the dataDir folder's descriptor it inherits; the lock stays with ours.
+    const dataDir = fs.mkdtempSync(path.join(tempDir, 'data-'));
+    const folder = fs.openSync(dataDir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      const take = spawnSync('flock', ['--exclusive', '--nonblock', '--conflict-exit-code', '75', '3'], { stdio: ['ignore', 'ignore', 'pipe', folder], encoding: 'utf8' });
+      if (take.status !== 0) throw new Error(`flock on the inherited folder: ${take.status ?? take.error?.message} ${take.stderr ?? ''}`);
+      const again = spawnSync('flock', ['--exclusive', '--nonblock', '--conflict-exit-code', '75', dataDir, 'true'], { encoding: 'utf8' });
+      if (again.status !== 75) throw new Error(`the folder's lock did not hold: a second flock exited ${again.status} ${again.stderr}`);
+      // A refused start names the holder from the folder it keeps open (/proc/<pid>/fd, under ProcSubset=pid).
+      const held = fs.readdirSync(`/proc/${process.pid}/fd`).some((fd) => {
+        try {
+          return fs.statSync(`/proc/${process.pid}/fd/${fd}`).ino === fs.statSync(dataDir).ino;
+        } catch {
+          return false;
+        }
+      });
+      if (!held) throw new Error('the folder is not among /proc/<pid>/fd');
+    } finally {
+      fs.closeSync(folder);
+    }
+    // The input folder's lock: a unix socket bound in the abstract namespace (AF_UNIX, bind,
+    // listen, connect), answering with its PID.
     const name = `\0station-agent-sandbox:${process.pid}`;
     const server = net.createServer((peer) => peer.end(`${process.pid}\n`));
     server.listen(name);

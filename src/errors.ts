@@ -168,7 +168,7 @@ export const ERROR_CODES = {
     meaning: 'a secret file missing, empty, not a regular file or larger than 64 KiB; the message names the key, never the path or the content',
   },
   ERR_DAEMON_RUNNING: { class: 'DaemonLockError', exit: 'FAILURE', transient: false, meaning: "another daemon holds the dataDir's lock, or watches the same input folder" },
-  ERR_DAEMON_LOCK: { class: 'DaemonLockFileError', exit: 'FAILURE', transient: false, meaning: 'the lock file cannot be created or opened (permissions, a read-only mount), or the lock socket not bound' },
+  ERR_DAEMON_LOCK: { class: 'DaemonLockFileError', exit: 'FAILURE', transient: false, meaning: "the dataDir or its lock file cannot be opened or locked (permissions, a read-only mount, no `flock` program), or the input folder's lock socket not bound" },
   ERR_METRICS: { class: 'MetricsError', exit: 'FAILURE', transient: false, meaning: 'the metrics endpoint cannot start: a bad `metrics.listen`, or the address is taken' },
   ERR_AUDIT: { class: 'AuditError', exit: 'FAILURE', transient: true, meaning: 'the delivery audit could not read what the service holds (a listing that does not end)' },
   ERR_MQTT_CONFIG: { class: 'MqttError', exit: 'FAILURE', transient: false, meaning: 'a file named by the `mqtt` settings (password, CA) cannot be read' },

@@ -315,7 +315,7 @@ function socketHolder(name: string): Promise<number | null> {
   });
 }
 
-/** `ERR_DAEMON_LOCK`: the lock file cannot be created or opened (permissions, read-only mount), or the socket not bound. */
+/** `ERR_DAEMON_LOCK`: the dataDir or its lock file cannot be opened or locked (permissions, a read-only mount, no flock program), or the input folder's socket not bound. */
 export class DaemonLockFileError extends StationAgentError {
   readonly code: CodeOf<'DaemonLockFileError'> = 'ERR_DAEMON_LOCK';
 

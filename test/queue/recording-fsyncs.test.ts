@@ -25,6 +25,29 @@ import { startAgentProcess, type AgentProcess } from '../reliability/support/age
  */
 const HAS_STRACE = spawnSync('strace', ['-V']).status === 0;
 
+/**
+ * Kills the daemon strace runs, then strace: a tracer killed first detaches, and the daemon
+ * it traced goes on running after the test (each of this file's daemons was left behind, its
+ * input folder deleted, until the machine rebooted).
+ */
+async function killTraced(agent: AgentProcess | undefined): Promise<void> {
+  if (!agent || agent.child.exitCode !== null || agent.child.signalCode !== null) return;
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${agent.pid}/task/${agent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // strace gone already: its daemon with it, or never started
+  }
+  for (const pid of children) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await agent.kill('SIGKILL');
+}
+
 describe.skipIf(!HAS_STRACE)('fsyncs per recording, analyzerpi stream folder (strace)', () => {
   let tmp: ReturnType<typeof tempDir>;
   let emulator: RunningEmulator;
@@ -37,7 +60,7 @@ describe.skipIf(!HAS_STRACE)('fsyncs per recording, analyzerpi stream folder (st
   }, 180_000);
 
   afterAll(async () => {
-    await agent?.kill('SIGKILL');
+    await killTraced(agent);
     await emulator?.close();
     tmp?.cleanup();
   });
@@ -109,7 +132,7 @@ describe.skipIf(!HAS_STRACE || !OTHER_FS)('a WAV copied into the spool (strace)'
   }, 180_000);
 
   afterAll(async () => {
-    await agent?.kill('SIGKILL');
+    await killTraced(agent);
     await emulator?.close();
     tmp?.cleanup();
     if (ram) rmSync(ram, { recursive: true, force: true });

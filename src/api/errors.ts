@@ -134,12 +134,12 @@ export class ServiceRejectedError extends ApiError {
 }
 
 function describeHttp(d: HttpErrorDetails): string {
-  const parts = [`HTTP ${d.status}`];
-  if (d.html) parts.push('(HTML page instead of JSON)');
-  if (d.serverMessage) parts.push(`: ${d.serverMessage}`);
+  const head = d.html ? `HTTP ${d.status} (HTML page instead of JSON)` : `HTTP ${d.status}`;
+  const parts = [head];
+  if (d.serverMessage) parts.push(d.serverMessage);
   if (d.errors) {
     const fields = Object.entries(d.errors).map(([k, v]) => `${k} ${v.join(', ')}`);
-    if (fields.length) parts.push(`: ${fields.join('; ')}`);
+    if (fields.length) parts.push(fields.join('; '));
   }
-  return parts.join(' ');
+  return parts.join(': ');
 }

@@ -24,11 +24,11 @@ const answer =
   (_req, res) =>
     res.writeHead(status, { 'content-type': type }).end(body);
 
-const CASES: { name: string; handler: Handler; html: boolean }[] = [
+const CASES: { name: string; handler: Handler; html: boolean; text?: string }[] = [
   { name: 'a proxy page typed text/html that does not start with a tag', handler: answer(403, 'text/html', 'Access denied by proxy'), html: true },
   { name: 'an XML error, not HTML', handler: answer(403, 'application/xml', '<?xml version="1.0"?><error>denied</error>'), html: false },
   { name: 'an HTML page typed text/plain', handler: answer(403, 'text/plain', '<html><body>Forbidden</body></html>'), html: true },
-  { name: "the service's own refusal", handler: answer(403, 'application/json', '{"message":"Access denied"}'), html: false },
+  { name: "the service's own refusal", handler: answer(403, 'application/json', '{"message":"Access denied"}'), html: false, text: 'HTTP 403: Access denied (GET ' },
 ];
 
 describe('one classifier for every reader of an HTTP answer', () => {
@@ -45,6 +45,7 @@ describe('one classifier for every reader of an HTTP answer', () => {
       );
       expect(rest).toBeInstanceOf(HttpStatusError);
       expect((rest as HttpStatusError).html).toBe(c.html);
+      if (c.text) expect((rest as HttpStatusError).message.slice(0, c.text.length)).toBe(c.text);
 
       const probe = await probeService({ service: { baseUrl: s.url, token: TOKEN } } as Config, { timeoutMs: 2_000 });
       expect(probe.error?.message.includes('HTML page instead of JSON')).toBe(c.html);

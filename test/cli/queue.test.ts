@@ -107,7 +107,7 @@ describe('station-agent queue', () => {
       const result = await runCli(['queue', 'show', '3', '--kind', 'detection', '--json', '--config', config]);
       expect(result.code).toBe(0);
       const json = parseJson(result);
-      expect(json.item).toMatchObject({ id: 'd3', state: 'failed', lastError: 'HTTP 422 : species must exist', lastErrorCode: 'ERR_HTTP_STATUS', recording: 'r2' });
+      expect(json.item).toMatchObject({ id: 'd3', state: 'failed', lastError: 'HTTP 422: species must exist', lastErrorCode: 'ERR_HTTP_STATUS', recording: 'r2' });
       expect(json.recording).toMatchObject({ id: 'r2', state: 'failed' });
       expect(json.files).toEqual([
         { role: 'source', path: '/input/2025-05-01-birdnet-06:02:00.wav', exists: false, bytes: null },

@@ -66,7 +66,7 @@ export function seed(q: Queue, recordings: number, perRecording: number): { reco
 }
 
 /** pending -> sending -> failed, the way the uploader fails an item. */
-export function fail(q: Queue, kind: ItemKind, id: number, error = 'HTTP 422 : species must exist', code = 'ERR_HTTP_STATUS'): void {
+export function fail(q: Queue, kind: ItemKind, id: number, error = 'HTTP 422: species must exist', code = 'ERR_HTTP_STATUS'): void {
   transition(q, kind, id, 'sending', {}, { from: ['pending'] });
   markFailed(q, kind, id, { error, code });
 }

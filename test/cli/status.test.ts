@@ -41,7 +41,7 @@ describe('station-agent status', () => {
       pid: 4_194_305,
       startedAt: Date.parse('2025-05-01T04:00:00Z'),
       updatedAt: Date.parse('2025-05-01T04:30:00Z'),
-      uploader: { paused: [{ reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: Date.parse('2025-05-01T04:20:00Z') }] },
+      uploader: { paused: [{ reason: 'token-rejected', message: 'HTTP 403: Access denied', since: Date.parse('2025-05-01T04:20:00Z') }] },
     } as RuntimeSnapshot);
     setMeta(q, 'station', {
       record: {
@@ -78,7 +78,7 @@ describe('station-agent status', () => {
     expect(report.uploads.lastSuccessAt).toBe('2025-05-01T04:10:00.000Z');
     // No daemon: the pauses it was in when it last wrote its snapshot.
     expect(report.uploads.paused).toEqual([
-      { scope: null, reason: 'token-rejected', message: 'HTTP 403 : Access denied', since: '2025-05-01T04:20:00.000Z', asOf: '2025-05-01T04:30:00.000Z' },
+      { scope: null, reason: 'token-rejected', message: 'HTTP 403: Access denied', since: '2025-05-01T04:20:00.000Z', asOf: '2025-05-01T04:30:00.000Z' },
     ]);
     expect(report.uploads.circuit).toBeNull();
     expect(report.service).toMatchObject({ checked: true, reachable: true, tokenValid: true, status: 200 });
@@ -119,7 +119,7 @@ describe('station-agent status', () => {
     // The stored pause says token-rejected; the configured token (probed now) is accepted.
     const text = await runCli(['status', '--config', config]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/paused:\s+token-rejected: HTTP 403 : Access denied \(since 2025-05-01T04:20:00.000Z, as the daemon last reported at 2025-05-01T04:30:00.000Z\)/);
+    expect(text.stdout).toMatch(/paused:\s+token-rejected: HTTP 403: Access denied \(since 2025-05-01T04:20:00.000Z, as the daemon last reported at 2025-05-01T04:30:00.000Z\)/);
     expect(text.stdout).toMatch(/Service:.*the configured token is accepted, but the daemon was refused its token when it last ran/);
     expect(text.stdout).not.toMatch(/reachable, token accepted/);
   });

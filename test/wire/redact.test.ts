@@ -94,7 +94,7 @@ describe('redactDeep', () => {
     expect(out).not.toBe(err);
     expect(out.status).toBe(401);
     expect(out.code).toBe('ERR_HTTP_STATUS');
-    expect(out.message).toBe('HTTP 401 : bad <redacted> (GET /api/v1/stations/<redacted>/stats)');
+    expect(out.message).toBe('HTTP 401: bad <redacted> (GET /api/v1/stations/<redacted>/stats)');
     expect(out.stack).not.toContain(TOKEN);
     expect(out.stack).toContain('HttpStatusError');
     expect(out.body).toEqual({ message: 'bad <redacted>' });

@@ -22,7 +22,7 @@ export class ConfigSyncComponent implements Component {
     this.settings = settingsBody(config);
     this.sync = new ConfigSync(
       client,
-      { saveStationRecord: (record) => setMeta(queue, 'station', { record, syncedAt: Date.now() }), saveSyncState: () => {} },
+      { file: queue.path, saveStationRecord: (record) => setMeta(queue, 'station', { record, syncedAt: Date.now() }), saveSyncState: () => {} },
       log,
       { baseMs: config.upload.backoffBaseMs, maxMs: config.upload.backoffMaxMs },
     );

@@ -38,7 +38,7 @@ export function backoffDelay(
 }
 
 /**
- * The delay before reconnecting to one peer (the MQTT broker): "equal jitter", uniform
+ * The delay before retrying one peer (the MQTT broker, the config sync's push): "equal jitter", uniform
  * in [e/2, e] with e = min(cap, base * 2^attempt). Unlike {@link backoffDelay} it never
  * waits less than half the step: full jitter spreads many clients over one service, but
  * one station retrying one broker gains nothing from a wait near zero, and the promise

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { ConfigUpdateBody, StationConfigRecord } from '../wire/types.js';
 import { CONFIG_RANGES } from '../wire/types.js';
-import { errorMessage } from '../errors.js';
-import { backoffDelay, type BackoffOptions } from '../system/backoff.js';
+import { errorCode, errorMessage } from '../errors.js';
+import { backoffDelay, reconnectDelay, type BackoffOptions } from '../system/backoff.js';
 import { decide } from './decide.js';
 
 /**
@@ -16,6 +16,8 @@ export interface ConfigSyncApi {
 }
 
 export interface ConfigSyncStore {
+  /** The file the record is kept in (the queue database), named when it refuses the write. */
+  readonly file: string;
   saveStationRecord(record: StationConfigRecord): void;
   saveSyncState(state: ConfigSyncState): void;
 }
@@ -83,31 +85,51 @@ export class ConfigSync {
   private async attempt(settings: ConfigUpdateBody, gen: number, attempt: number): Promise<void> {
     if (gen !== this.generation) return;
     this.setState({ state: attempt === 0 ? 'pending' : 'retrying', at: Date.now(), attempts: attempt });
+    let record: StationConfigRecord;
     try {
-      const record = await this.api.updateConfig(settings, this.abort.signal);
-      if (gen !== this.generation) return;
-      this.store.saveStationRecord(record);
-      this.setState({ state: 'synced', at: Date.now(), attempts: attempt + 1 });
-      this.log.info({ station: record.id }, 'config sync: station settings pushed');
+      record = await this.api.updateConfig(settings, this.abort.signal);
     } catch (err) {
       if (gen !== this.generation || this.abort.signal.aborted) return;
       const d = decide(err, 'detection');
       if (d.action === 'retry' || d.action === 'unknown' || d.action === 'pause') {
         // A config update is idempotent: re-posting after an unknown outcome is safe. A
         // refused token may be fixed at the service: keep trying, at the slowest pace.
-        const delay =
-          d.action === 'pause'
-            ? this.backoff.maxMs
-            : backoffDelay(attempt, this.backoff, d.action === 'retry' ? d.retryAfterMs : undefined);
-        this.setState({ state: 'retrying', at: Date.now(), error: d.message, attempts: attempt + 1 });
-        this.log.warn({ retryInMs: delay }, `config sync failed, will retry: ${d.message}`);
-        this.timer = setTimeout(() => void this.attempt(settings, gen, attempt + 1), delay);
-        this.timer.unref();
+        const delay = d.action === 'pause' ? this.backoff.maxMs : this.retryDelay(attempt, d.action === 'retry' ? d.retryAfterMs : undefined);
+        this.retry(settings, gen, attempt, delay, d.code, d.message);
         return;
       }
       this.setState({ state: 'rejected', at: Date.now(), error: d.message || errorMessage(err), attempts: attempt + 1 });
       this.log.error(`config sync: the service rejected the station settings: ${d.message}`);
+      return;
     }
+    if (gen !== this.generation) return;
+    try {
+      this.store.saveStationRecord(record);
+    } catch (err) {
+      // A full card, a read-only mount: the file by its path and the error by its code,
+      // as the daemon's other queue writes say it, so the operator looks at the right file system.
+      this.retry(settings, gen, attempt, this.retryDelay(attempt), errorCode(err), `cannot write to the queue database ${this.store.file}: ${errorMessage(err)}`);
+      return;
+    }
+    this.setState({ state: 'synced', at: Date.now(), attempts: attempt + 1 });
+    this.log.info({ station: record.id }, 'config sync: station settings pushed');
+  }
+
+  /**
+   * One station pushing one update: nothing to spread over other clients, so no full
+   * jitter (a wait near zero after a long one); each wait is at least the one before
+   * until `upload.backoffMaxMs`, and a failure that repeats (a full card) is logged
+   * less and less often instead of every second or so.
+   */
+  private retryDelay(attempt: number, retryAfterMs?: number): number {
+    return retryAfterMs !== undefined ? backoffDelay(attempt, this.backoff, retryAfterMs) : reconnectDelay(attempt, this.backoff);
+  }
+
+  private retry(settings: ConfigUpdateBody, gen: number, attempt: number, delay: number, code: string, message: string): void {
+    this.setState({ state: 'retrying', at: Date.now(), error: message, attempts: attempt + 1 });
+    this.log.warn({ code, retryInMs: delay }, `config sync failed, will retry: ${message}`);
+    this.timer = setTimeout(() => void this.attempt(settings, gen, attempt + 1), delay);
+    this.timer.unref();
   }
 
   private setState(state: ConfigSyncState): void {

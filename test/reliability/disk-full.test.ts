@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, type ServiceClient } from '../../src/api/index.js';
@@ -202,6 +202,7 @@ async function smallDiskStation(
   ballastKb: number,
   before: (inputDir: string) => void,
   runs = 1,
+  upload: Record<string, unknown> = {},
 ): Promise<SmallDiskStation> {
   const { dir: root, cleanup } = tempDir('reliability-enospc-');
   const inputDir = path.join(root, 'input');
@@ -214,7 +215,7 @@ async function smallDiskStation(
     baseUrl: service.url,
     inputDir,
     dataDir,
-    extra: { disk: { minFreeMb: 0 }, upload: { noSoundscapeAfterSec: 1 }, log: { level: 'info' } },
+    extra: { disk: { minFreeMb: 0 }, upload: { noSoundscapeAfterSec: 1, ...upload }, log: { level: 'info' } },
   });
   before(inputDir);
   const agent = startAgentProcess(configPath, {
@@ -465,5 +466,54 @@ describe.skipIf(!tmpfs.ok)('disk full: real ENOSPC on a small tmpfs holding data
     // What it wrote before the disk filled is intact: the restart systemd makes finds a database.
     expect(integrity(station.outDir)).toEqual({ ok: true, problems: [] });
     console.log(`queue database full for good: ${failed.length} failed snapshot writes, exit code ${String((exit as { code: number }).code)}`);
+  }, 90_000);
+
+  it('config sync on a full queue database names the file and the code, and waits longer after each failure', async () => {
+    // 0.5 s doubling: the waits ([250, 500], [500, 1000], ... ms) stand out from a busy machine's request times.
+    const station = await smallDiskStation(2_048, 0, () => {}, 1, { backoffBaseMs: 500, backoffMaxMs: 60_000 });
+    await until('the first push stored', () => (station.logs().some((r) => r.msg === 'config sync: station settings pushed') ? true : undefined), 30_000, () =>
+      station.agent.lines.slice(-20).join('\n'),
+    );
+    station.fill();
+    // New settings, until the station record the service answers does not fit: the first
+    // writes after the fill can still land in the WAL's old frames. Saved as an editor does
+    // (a new file renamed over the old one), which the agent notices and reads again.
+    type Line = { level: string; msg: string; code?: string; retryInMs?: number; time: string };
+    const records = () => station.logs() as Line[];
+    const pushed = () => records().filter((r) => r.msg === 'config sync: station settings pushed').length;
+    // The failures of the last push: a new push (new settings) starts its backoff afresh.
+    const failures = () => {
+      const all = records();
+      const last = all.findLastIndex((r) => r.msg === 'the station settings changed: pushing them');
+      return all.slice(last + 1).filter((r) => r.msg.startsWith('config sync failed'));
+    };
+    for (const minConfidence of [0.8, 0.85, 0.9, 0.95, 1]) {
+      const before = pushed();
+      const config = JSON.parse(readFileSync(station.configPath, 'utf8')) as { station: Record<string, unknown> };
+      config.station.settings = { minConfidence };
+      writeFileSync(`${station.configPath}.tmp`, JSON.stringify(config), { mode: 0o600 });
+      renameSync(`${station.configPath}.tmp`, station.configPath);
+      await until('the push stored or refused', () => (failures().length > 0 || pushed() > before ? true : undefined), 30_000, () =>
+        station.agent.lines.slice(-20).join('\n'),
+      );
+      if (failures().length > 0) break;
+    }
+
+    const N = 5;
+    const lines = await until(`${N} failed config syncs`, () => (failures().length >= N ? failures().slice(0, N) : undefined), 30_000, () =>
+      station.agent.lines.slice(-20).join('\n'),
+    );
+    const file = path.join(station.dataDir, 'queue.db');
+    expect(lines.map((r) => [r.level, r.code, r.msg])).toEqual(
+      Array.from({ length: N }, () => ['warn', 'SQLITE_FULL', `config sync failed, will retry: cannot write to the queue database ${file}: database or disk is full`]),
+    );
+    // By the lines' own times: each gap is (within the clock's millisecond) at least the wait it announced, and every second gap
+    // is longer than the one two before by more than 200 ms (the wait at least doubled, 250 ms or more).
+    const gaps = lines.slice(1).map((r, i) => Date.parse(r.time) - Date.parse(lines[i].time));
+    const waits = lines.map((r) => r.retryInMs!);
+    gaps.forEach((gap, i) => expect(gap, `gaps ${gaps.join(', ')} ms, waits ${waits.join(', ')} ms`).toBeGreaterThanOrEqual(waits[i] - 2));
+    for (let i = 1; i < waits.length; i++) expect(waits[i], `waits ${waits.join(', ')} ms`).toBeGreaterThanOrEqual(waits[i - 1]);
+    for (let i = 2; i < gaps.length; i++) expect(gaps[i], `gaps ${gaps.join(', ')} ms`).toBeGreaterThan(gaps[i - 2] + 200);
+    console.log(`config sync on a full queue database: ${N} failures, gaps ${gaps.join(', ')} ms`);
   }, 90_000);
 });

@@ -20,7 +20,8 @@ export class Housekeeping implements Component {
     const { queue, log } = ctx;
     // The species gate's expiry runs first in each sweep: what it drops loses its spool copy in the same pass.
     const speciesGate = (c: Config) => new SpeciesGateSweep(queue, c.filters.minDetectionsPer24h, log);
-    this.retention = new RetentionSweeper(queue, ctx.config.current, log, ctx.expiry.now, speciesGate);
+    // Files gone from input.dir are forgotten only while it is the folder the daemon holds.
+    this.retention = new RetentionSweeper(queue, ctx.config.current, log, ctx.expiry.now, speciesGate, () => ctx.prepared.lock.heldInput());
   }
 
   start(): void {

@@ -44,7 +44,7 @@ export { getMeta, metaLastWrittenAt, setMeta, type MetaKey, type MetaValues, typ
 export { countTable, recountStates } from './state-counts.js';
 export { nextDueAt } from './next-due.js';
 export { findRecordingBySourceKey } from './find-recording.js';
-export { filesInError, isFileDone, markFileDone, pruneIngestedFiles, type FileInError, type FileOutcome } from './ingested-files.js';
+export { filesInError, forgetIngestedFiles, ingestedFilesBefore, isFileDone, markFileDone, type FileInError, type FileOutcome } from './ingested-files.js';
 export { MQTT_STATE, type MqttState } from './mqtt-state.js';
 export { detectionsToPublish, updatesToPublish, type OutboxDetection, type OutboxUpdate } from './mqtt-to-publish.js';
 export { markDetectionsPublished, markUpdatesPublished } from './mqtt-mark-published.js';

@@ -4,7 +4,8 @@ import type { Queue } from './db.js';
  * The analyzer's files the agent has finished with, by path, size and modification
  * time. The watcher ignores them (so it keeps no state for a year of output), and
  * a rescan or a backfill of the same folder skips them. A file that changes (new
- * size or mtime) is looked at again. Rows of files that are gone are pruned.
+ * size or mtime) is looked at again. The retention sweep forgets the rows of files gone
+ * for good once older than `queue.retainDays` (queue/forget-gone-files.ts).
  */
 export type FileOutcome = 'queued' | 'no-detections' | 'error' | 'discarded';
 
@@ -32,26 +33,29 @@ export function markFileDone(
 }
 
 /**
- * Forgets the files, among the next `limit` by path after `after`, that no longer exist
- * (`exists` deciding). It walks the primary key (an index by time would be one more page
- * written by every ingest): call it again with `next` (null once past the last file) to
- * go on, from `''` to start over.
+ * Among the next `limit` files by path after `after`, those recorded before `before`
+ * (`queue.retainDays` ago): the candidates the retention sweep looks at on disk. It walks
+ * the primary key (an index by time would be one more page written by every ingest): call
+ * it again with `next` (null once past the last file) to go on, from `''` to start over.
  */
-export function pruneIngestedFiles(
-  q: Queue,
-  exists: (file: string) => boolean,
-  options: { after?: string; limit?: number } = {},
-): { pruned: number; next: string | null } {
+export function ingestedFilesBefore(q: Queue, options: { before: number; after?: string; limit?: number }): { old: string[]; next: string | null } {
   const limit = options.limit ?? 1_000;
-  const rows = q.stmt(`SELECT path FROM ingested_files WHERE path > ? ORDER BY path LIMIT ?`).all(options.after ?? '', limit) as { path: string }[];
-  const gone = rows.filter((r) => !exists(r.path)).map((r) => r.path);
-  if (gone.length > 0) {
-    const del = q.stmt(`DELETE FROM ingested_files WHERE path = ?`);
-    q.write(() => {
-      for (const file of gone) del.run(file);
-    });
-  }
-  return { pruned: gone.length, next: rows.length < limit ? null : rows[rows.length - 1].path };
+  const rows = q.stmt(`SELECT path, at FROM ingested_files WHERE path > ? ORDER BY path LIMIT ?`).all(options.after ?? '', limit) as { path: string; at: number }[];
+  return { old: rows.filter((r) => r.at < options.before).map((r) => r.path), next: rows.length < limit ? null : rows[rows.length - 1].path };
+}
+
+/**
+ * Forgets `files` (one transaction), each only if still recorded before `before`: a file
+ * read again meanwhile keeps its new row. Returns how many rows went.
+ */
+export function forgetIngestedFiles(q: Queue, files: readonly string[], before: number): number {
+  if (files.length === 0) return 0;
+  const del = q.stmt(`DELETE FROM ingested_files WHERE path = ? AND at < ?`);
+  let n = 0;
+  q.write(() => {
+    for (const file of files) n += del.run(file, before).changes;
+  });
+  return n;
 }
 
 /** A result file ingest could not take, with why (e.g. `ERR_NO_RECORDING_START ...`). */

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
 import { errorMessage } from '../errors.js';
 import type { Queue } from './db.js';
+import { forgetGoneFiles, type FolderIdentity } from './forget-gone-files.js';
 import { getItem } from './get-item.js';
 import { clearSpoolPath, spoolFilesToDelete, spoolUsage } from './retention.js';
 import { retireAudiolessRecordings } from './retire-audioless.js';
@@ -24,6 +25,8 @@ export type SweepStepFactory = (config: Config) => SweepStep;
 
 /** Rows of each kind per transaction of the retirement (one short transaction each). */
 const RETIRE_BATCH = 500;
+/** How often the sweep walks `ingested_files` for files gone (a stat per old row: not every minute). */
+const FORGET_EVERY_MS = 3_600_000;
 
 /**
  * After upload: removes spool copies (at once, or after `retention.keepUploadedDays`;
@@ -33,6 +36,7 @@ const RETIRE_BATCH = 500;
  */
 export class RetentionSweeper {
   private running: Promise<void> | null = null;
+  private lastForgetAt = -Infinity;
   private firstStep: SweepStep;
 
   constructor(
@@ -42,6 +46,8 @@ export class RetentionSweeper {
     /** The clock expiries run by: the daemon's expiry clock (expiry-clock.ts), never a jumped wall clock. */
     private readonly now: () => number = Date.now,
     private readonly firstStepOf: SweepStepFactory = () => ({ run: () => {} }),
+    /** The input folder the daemon holds (its lock's identity); null: absence there is not trusted, no file's row is forgotten. */
+    private readonly heldInput: () => FolderIdentity | null = () => null,
   ) {
     this.firstStep = firstStepOf(config);
   }
@@ -74,6 +80,7 @@ export class RetentionSweeper {
       this.firstStep.run(now);
       await this.deleteSpoolFiles(retentionMs, now);
       await this.retireRows(now);
+      await this.forgetGoneFiles(now);
     } catch (err) {
       this.log.warn(`retention sweep: ${errorMessage(err)}`);
     }
@@ -116,6 +123,22 @@ export class RetentionSweeper {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (total.detections + total.recordings > 0) this.log.info({ ...total, retainDays: this.config.queue.retainDays }, 'settled items older than queue.retainDays retired from the queue database');
+  }
+
+  /**
+   * The rows of result files gone for good (queue/forget-gone-files.ts), recorded more than
+   * `queue.retainDays` ago, once an hour by the sweep's clock; the first sweep after a start
+   * looks at once (and each sweep while no input folder is held).
+   */
+  private async forgetGoneFiles(now: number): Promise<void> {
+    if (now - this.lastForgetAt < FORGET_EVERY_MS) return;
+    // No folder held (input.dir missing, unmounted): nothing to trust; the next sweep looks again.
+    const held = this.heldInput();
+    if (!held) return;
+    this.lastForgetAt = now;
+    const { retainDays } = this.config.queue;
+    const files = await forgetGoneFiles(this.queue, { inputDir: this.config.input.dir, held, before: now - retainDays * 86_400_000 });
+    if (files > 0) this.log.info({ files, retainDays }, 'files read more than queue.retainDays ago and gone from input.dir forgotten by the queue database');
   }
 
   /**

@@ -74,6 +74,8 @@ export interface DaemonLock {
    * A folder that is not there (or not readable) is not held: nothing is watched there.
    */
   holdInput(dir: string): Promise<void>;
+  /** The identity of the input folder held now (from the descriptor the lock keeps), or null when none is. */
+  heldInput(): { dev: bigint; ino: bigint } | null;
   /** Releases every lock (closing the connection drops the fcntl lock, closing the socket frees its name). Idempotent. */
   release(): void;
 }
@@ -119,6 +121,11 @@ export async function acquireDaemonLock(dataDir: string, inputDir?: string): Pro
   return {
     path: file,
     holdInput,
+    heldInput: () => {
+      if (!input) return null;
+      const st = fstatSync(input.folder, { bigint: true });
+      return { dev: st.dev, ino: st.ino };
+    },
     release: () => {
       if (released) return;
       released = true;

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listItems, openQueue } from '../../src/queue/index.js';
@@ -94,5 +94,54 @@ describe('queue.retainDays', () => {
     expect(await world.allSoundscapes()).toHaveLength(2);
     expect(await world.allDetections()).toHaveLength(2);
     expect(world.logLines.some((l) => l.includes('retired from the queue database'))).toBe(true);
+  });
+
+  it('forgets the files read before it that are gone from input.dir, never while the folder is away; keeps those still there; nothing is posted twice', async () => {
+    world = await createAgentWorld({ config: { queue: { retainDays: 30 } } });
+    const w = world;
+    // Dated names: copies of one undated WAV would be one recording.
+    const [GONE, KEPT] = ['20250601_100000', '20250601_100100'];
+    drop(w, GONE);
+    drop(w, KEPT, '2025-06-01T10:01:10.000Z');
+    await w.startAgent();
+    await w.waitDrained();
+    await w.stopAgent();
+    // Both read and settled 31 days ago (the queue's own times); then one recording's files are deleted.
+    const DAY = 86_400_000;
+    const file = path.join(w.dataDir, 'queue.db');
+    const aged = openQueue(file);
+    for (const table of ['recordings', 'detections']) aged.db.prepare(`UPDATE ${table} SET created_at = created_at - ?, updated_at = updated_at - ?`).run(31 * DAY, 31 * DAY);
+    aged.db.prepare('UPDATE ingested_files SET at = at - ?').run(31 * DAY);
+    aged.close();
+    for (const f of [`${GONE}.wav`, `${GONE}.BirdNET.results.csv`]) rmSync(path.join(w.inputDir, f));
+    const rows = (daemon: { queue: { db: { prepare(sql: string): { pluck(): { all(): unknown[] } } } } }) =>
+      (daemon.queue.db.prepare('SELECT path FROM ingested_files ORDER BY path').pluck().all() as string[]).map((p) => path.basename(p));
+
+    // The input folder away (a card unmounted): its files look gone, and nothing is forgotten.
+    renameSync(w.inputDir, `${w.inputDir}.away`);
+    let daemon = await w.startAgent();
+    await daemon.housekeeping();
+    expect(rows(daemon)).toEqual([`${GONE}.BirdNET.results.csv`, `${KEPT}.BirdNET.results.csv`]);
+    // The queue's rows of both are retired: from here on only ingested_files keeps kept's files from being posted again.
+    expect(daemon.queue.db.prepare('SELECT COUNT(*) FROM recordings').pluck().get()).toBe(0);
+    await w.stopAgent();
+
+    renameSync(`${w.inputDir}.away`, w.inputDir);
+    daemon = await w.startAgent();
+    await daemon.housekeeping();
+    expect(rows(daemon)).toEqual([`${KEPT}.BirdNET.results.csv`]);
+    expect(w.logLines.some((l) => l.includes('gone from input.dir forgotten'))).toBe(true);
+    await w.stopAgent();
+
+    // A start walks the whole folder: the file still there is skipped, not read and posted again
+    // (a new recording, dropped after the start, is through once that walk is).
+    daemon = await w.startAgent();
+    drop(w, '20250601_100200', '2025-06-01T10:02:10.000Z');
+    await until('the new recording uploaded', () => (w.counts().recordings.uploaded === 1 ? true : undefined), 20_000, () => JSON.stringify(w.counts()));
+    await daemon.ingestIdle();
+    await w.waitDrained();
+    expect(daemon.queue.db.prepare('SELECT source_path FROM recordings').pluck().all().map((p) => path.basename(p as string))).toEqual(['20250601_100200.wav']);
+    expect(await w.allSoundscapes()).toHaveLength(3);
+    expect(await w.allDetections()).toHaveLength(3);
   });
 });

@@ -1,18 +1,20 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import pino from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import {
   claimDetections,
   claimRecordings,
   clearSpoolPath,
   enqueueRecording,
+  markFileDone,
   markUploaded,
   openQueue,
   queueCounts,
   type EnqueueInput,
   type Queue,
 } from '../../src/queue/index.js';
-import { retireSettled } from '../../src/queue/retire-settled.js';
+import { RetentionSweeper } from '../../src/queue/retention-sweep.js';
 import { writeAgentConfig } from './agent-config.js';
 import type { BenchOptions } from './options.js';
 import { figure, leastSquaresSlope, type Figure } from './report.js';
@@ -22,12 +24,15 @@ import { figure, leastSquaresSlope, type Figure } from './report.js';
  * queue's size after a day, a month and a year, measured"). A busy analyzerpi station: a
  * 15 s recording every 15 s (5,760 a day) with 3 detections each, through the queue's own
  * operations as the daemon runs them: each recording enqueued with its detections (its FLAC in
- * the spool), claimed,
- * marked uploaded with the service's ids, its spool copy gone (the retention sweep's
- * `clearSpoolPath`), its detections claimed and uploaded; then the sweep's retirement of
- * settled rows older than `queue.retainDays` (the config's default), a batch of 500 per
- * transaction as `RetentionSweeper` calls it. The simulated clock moves a day at a time;
- * the file is measured after a checkpoint (what the WAL held is in the file, the WAL empty).
+ * the spool) and its result file recorded as read (`ingested_files`, as ingest marks an
+ * analyzerpi JSON), claimed, marked uploaded with the service's ids, its spool copy gone
+ * (the retention sweep's `clearSpoolPath`), its detections claimed and uploaded; then, once a
+ * simulated day, the daemon's own housekeeping sweep (`RetentionSweeper`, its clock the
+ * simulated one): settled rows older than `queue.retainDays` (the config's default) retired,
+ * and the rows of result files read before it and gone from the input folder forgotten (the
+ * analyzer's files are not on disk here: a station whose old result files are removed; a file
+ * kept in the folder keeps its row, docs/ARCHITECTURE.md "How long the queue keeps what").
+ * The file is measured after a checkpoint (what the WAL held is in the file, the WAL empty).
  *
  * The target: the file stops growing once it holds `retainDays` of history, so its slope
  * over the last week of the run (well past `retainDays`) is at most 1% of a day's rows (the
@@ -36,9 +41,10 @@ import { figure, leastSquaresSlope, type Figure } from './report.js';
  */
 const RECORDINGS_PER_DAY = 5_760;
 const DETECTIONS_PER_RECORDING = 3;
+/** An analyzerpi JSON of 3 detections, as `ingested_files` records its size. */
+const RESULT_BYTES = 1_400;
 /** Recordings per write transaction: the enqueue side (the daemon commits one recording each; the file's size does not depend on it). */
 const BATCH = 480;
-const RETIRE_BATCH = 500;
 const DAY_MS = 86_400_000;
 /** Days at the end of the run the slope is taken over. */
 const SLOPE_DAYS = 7;
@@ -58,6 +64,10 @@ export async function runQueueGrowth(options: BenchOptions, dir: string, log: (l
   const days = options.growthDays;
   const file = path.join(cfg.dataDir, 'queue.db');
   const q = openQueue(file);
+  let now = 0;
+  // The input folder the daemon would hold: its files' absence is trusted (queue/forget-gone-files.ts).
+  const input = statSync(cfg.inputDir, { bigint: true });
+  const sweeper = new RetentionSweeper(q, config, pino({ level: 'warn' }), () => now, undefined, () => ({ dev: input.dev, ino: input.ino }));
   const sizes: number[] = [];
   const t0 = performance.now();
   const start = Date.UTC(2026, 0, 1);
@@ -67,7 +77,12 @@ export async function runQueueGrowth(options: BenchOptions, dir: string, log: (l
       for (let first = 0; first < RECORDINGS_PER_DAY; first += BATCH) {
         const at = start + day * DAY_MS + first * 15_000;
         q.write(() => {
-          for (let i = first; i < first + BATCH; i++) enqueueRecording(q, recording(start + day * DAY_MS + i * 15_000, cfg.inputDir, cfg.dataDir), { now: at });
+          for (let i = first; i < first + BATCH; i++) {
+            const rec = recording(start + day * DAY_MS + i * 15_000, cfg.inputDir, cfg.dataDir);
+            enqueueRecording(q, rec, { now: at });
+            // The analyzerpi's result for x.wav is x.wav.json.
+            markFileDone(q, `${rec.recording?.sourcePath}.json`, RESULT_BYTES, at, 'queued', null, at);
+          }
         });
         const done = at + BATCH * 15_000 - 1;
         q.write(() => {
@@ -80,11 +95,8 @@ export async function runQueueGrowth(options: BenchOptions, dir: string, log: (l
           for (const d of claimDetections(q, { limit: BATCH * DETECTIONS_PER_RECORDING, order: 'oldest', now: done })) markUploaded(q, 'detection', d.id, remoteId++, { now: done });
         });
       }
-      const now = start + (day + 1) * DAY_MS;
-      for (;;) {
-        const r = retireSettled(q, { before: now - retainDays * DAY_MS, limit: RETIRE_BATCH, now });
-        if (r.detections < RETIRE_BATCH && r.recordings < RETIRE_BATCH) break;
-      }
+      now = start + (day + 1) * DAY_MS;
+      await sweeper.sweep();
       sizes.push(measure(q, file));
     }
   } finally {
@@ -93,10 +105,15 @@ export async function runQueueGrowth(options: BenchOptions, dir: string, log: (l
   const secs = (performance.now() - t0) / 1000;
   // Every item went through to `uploaded`: else the sizes are of a queue no station has.
   const left = openQueue(file);
+  let files = 0;
   try {
     const c = queueCounts(left);
     const unsettled = Object.entries({ ...c.recordings, ...c.detections }).filter(([state, n]) => state !== 'uploaded' && n > 0);
     if (unsettled.length) throw new Error(`items not uploaded in the simulated days: ${JSON.stringify(c)}`);
+    // The sweep forgot the result files read before retainDays: else the sizes miss the rows a station keeps, or keep forever.
+    files = left.db.prepare('SELECT COUNT(*) FROM ingested_files').pluck().get() as number;
+    const most = Math.min(days, retainDays + 1) * RECORDINGS_PER_DAY;
+    if (files > most) throw new Error(`ingested_files holds ${files} rows after ${days} days, more than ${retainDays + 1} days of files (${most})`);
   } finally {
     left.close();
   }
@@ -112,7 +129,8 @@ export async function runQueueGrowth(options: BenchOptions, dir: string, log: (l
   log(
     `growth: ${days} days of ${RECORDINGS_PER_DAY} recordings (${DETECTIONS_PER_RECORDING} detections each) in ${secs.toFixed(0)} s; ` +
       `queue.db after a day ${fmt(at(1))} MB, a week ${fmt(at(7))} MB, ${retainDays} days ${fmt(at(retainDays))} MB, ` +
-      `days ${retainDays + 2} to ${days} ${past.length ? `${fmt(Math.min(...past))} to ${fmt(Math.max(...past))}` : 'n/a'} MB`,
+      `days ${retainDays + 2} to ${days} ${past.length ? `${fmt(Math.min(...past))} to ${fmt(Math.max(...past))}` : 'n/a'} MB; ` +
+      `ingested_files ${files} rows at the end`,
   );
   const name = (what: string) => `queue growth: queue.db ${what} (${RECORDINGS_PER_DAY.toLocaleString('en-US')} recordings a day, ${DETECTIONS_PER_RECORDING} detections each, queue.retainDays ${retainDays})`;
   const pastDays = past.length ? `from day ${retainDays + 2} to ${days}` : `past day ${retainDays + 1} (not reached in ${days} days)`;

@@ -1,4 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { queryObjects } from 'node:v8';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioFileError, FlacEncoderError } from '../../src/audio/errors.js';
@@ -7,6 +9,7 @@ import { NO_MD5 } from '../../src/audio/flac-encode-job.js';
 import { createFlacEncoder } from '../../src/audio/flac-encoder.js';
 import { parseStreamInfo, readFlacInfo, STREAMINFO_BYTES, STREAMINFO_OFFSET } from '../../src/audio/flac-info.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
+import { packageAddonFile } from '../../src/system/package-dir.js';
 import { readWavInfo } from '../../src/audio/wav.js';
 import { tempDir } from '../helpers/paths.js';
 import { writeWav } from '../helpers/wav-writer.js';
@@ -122,6 +125,25 @@ describe.skipIf(!built)("libFLAC's addon (flac-bindings)", () => {
       const job = encoder.encodeToMemory(bad);
       await expect(job).rejects.toBeInstanceOf(AudioFileError);
       await expect(job).rejects.toThrow(bad);
+    } finally {
+      await encoder.close();
+    }
+  });
+
+  it("keeps no finished encoder alive: libFLAC's callbacks reach the encode's job only until it ends (issue 35's soak)", async () => {
+    // The addon's encoder class, counted live after a full collection (v8.queryObjects).
+    const { Encoder } = createRequire(import.meta.url)(packageAddonFile('flac-bindings', 'flac-bindings.node')) as { Encoder: new () => object };
+    const wav = path.join(tmp.dir, 'many.wav');
+    writeWav(wav, { frames: 48_000 });
+    const encoder = createFlacEncoder({ engine: 'native' });
+    try {
+      // The first encodes load what stays (the addon, the builder kept for reuse).
+      for (let i = 0; i < 30; i++) await encoder.encodeToMemory(wav);
+      const before = queryObjects(Encoder, { format: 'count' });
+      for (let i = 0; i < 30; i++) await encoder.encodeToMemory(wav);
+      // Before the fix, each encode's StreamEncoder stayed (a cycle through the addon's strong
+      // references to its callbacks): 30 more here, one per recording in the daemon.
+      expect(queryObjects(Encoder, { format: 'count' }) - before).toBeLessThanOrEqual(1);
     } finally {
       await encoder.close();
     }

@@ -23,8 +23,8 @@ export interface TakenAudio {
   audio: ValidAudio | null;
   /**
    * The spool file's modification time (whole ms) once taken, which the encode checks it against
-   * with the size (a hard link is the analyzer's inode: audio/audio-reference.ts QueuedAudio);
-   * null for a reference (its name carries its identity) or none.
+   * with the size: a hard link only, the analyzer's own inode (audio/audio-reference.ts
+   * QueuedAudio); null for a copy, a reference (its name carries its identity) or none.
    */
   mtimeMs: number | null;
   state: 'spooled' | 'none' | 'existing';
@@ -57,7 +57,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const left = await leftInSpool(ctx, input.sourceKey);
     if (left) {
       problems.remove(inspected.message);
-      return { spoolPath: left.path, audio: left, mtimeMs: await spooledMtime(left.path), state: 'spooled' };
+      return { spoolPath: left.path, audio: left, mtimeMs: null, state: 'spooled' };
     }
   }
   if (!audio) return { spoolPath: null, audio: null, mtimeMs: null, state: 'none' };
@@ -68,7 +68,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const spoolPath = await spoolAudio(ctx, audio, Boolean(input.spooledAudio), input.sourceKey, input.analyzerKeepsAudio);
     if (!spoolPath) problems.add(`${audio.path}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
     else if (audio.recovered) problems.add(`${audio.recovered}; uploaded as recovered`);
-    return { spoolPath, audio, mtimeMs: spoolPath ? await spooledMtime(spoolPath) : null, state: spoolPath ? 'spooled' : 'none' };
+    return { spoolPath, audio, mtimeMs: spoolPath ? await spooledMtime(spoolPath, audio.path) : null, state: spoolPath ? 'spooled' : 'none' };
   } catch (err) {
     if (err instanceof DiskFullError) {
       problems.add(`${err.message}; detections go without a soundscape`);
@@ -89,11 +89,20 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
   }
 }
 
-/** One lstat, no write: the modification time the encode holds a spool file to (null for a reference, or when it cannot be read). */
-async function spooledMtime(spoolPath: string): Promise<number | null> {
+/**
+ * The modification time the encode holds a spool file to: a hard link only, which is the
+ * analyzer's own inode, so an analyzer rewriting its file in place rewrites it. A copy is the
+ * agent's alone, and nothing rewrites it; checking its time would only refuse good audio after
+ * a power cut, which may take back a time the file system had not yet made durable (test:powercut
+ * lost 6 to 15 soundscapes so: the copy's time came back 2 to 5 ms earlier than queued). Two
+ * lstats, no write; null for a reference (its name carries its identity), a copy, or a file that
+ * cannot be read (the analyzer's name gone: nothing of the analyzer's can rewrite the link).
+ */
+async function spooledMtime(spoolPath: string, sourcePath?: string): Promise<number | null> {
   if (isAudioReference(spoolPath)) return null;
-  const st = await lstat(spoolPath).catch(() => null);
-  return st ? Math.floor(st.mtimeMs) : null;
+  const [st, source] = await Promise.all([lstat(spoolPath).catch(() => null), sourcePath === undefined ? null : lstat(sourcePath).catch(() => null)]);
+  if (!st || !source || st.ino !== source.ino || st.dev !== source.dev) return null;
+  return Math.floor(st.mtimeMs);
 }
 
 /**

@@ -57,7 +57,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const left = await leftInSpool(ctx, input.sourceKey);
     if (left) {
       problems.remove(inspected.message);
-      return { spoolPath: left.path, audio: left, mtimeMs: null, state: 'spooled' };
+      return { spoolPath: left.path, audio: left, mtimeMs: await spooledMtime(left.path), state: 'spooled' };
     }
   }
   if (!audio) return { spoolPath: null, audio: null, mtimeMs: null, state: 'none' };
@@ -68,7 +68,7 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
     const spoolPath = await spoolAudio(ctx, audio, Boolean(input.spooledAudio), input.sourceKey, input.analyzerKeepsAudio);
     if (!spoolPath) problems.add(`${audio.path}: not spooled, free disk space is below disk.minFreeMb; detections go without a soundscape`);
     else if (audio.recovered) problems.add(`${audio.recovered}; uploaded as recovered`);
-    return { spoolPath, audio, mtimeMs: spoolPath ? await spooledMtime(spoolPath, audio.path) : null, state: spoolPath ? 'spooled' : 'none' };
+    return { spoolPath, audio, mtimeMs: spoolPath ? await spooledMtime(spoolPath) : null, state: spoolPath ? 'spooled' : 'none' };
   } catch (err) {
     if (err instanceof DiskFullError) {
       problems.add(`${err.message}; detections go without a soundscape`);
@@ -90,19 +90,19 @@ export async function takeAudio(ctx: IngestContext, input: TakeAudioInput): Prom
 }
 
 /**
- * The modification time the encode holds a spool file to: a hard link only, which is the
- * analyzer's own inode, so an analyzer rewriting its file in place rewrites it. A copy is the
- * agent's alone, and nothing rewrites it; checking its time would only refuse good audio after
- * a power cut, which may take back a time the file system had not yet made durable (test:powercut
- * lost 6 to 15 soundscapes so: the copy's time came back 2 to 5 ms earlier than queued). Two
- * lstats, no write; null for a reference (its name carries its identity), a copy, or a file that
- * cannot be read (the analyzer's name gone: nothing of the analyzer's can rewrite the link).
+ * The modification time the encode holds a spool file to: only while it is a hard link to a
+ * name of the analyzer's (more than one link to its inode), which an analyzer rewriting its
+ * file in place rewrites too. A copy is the agent's alone, and a link whose analyzer name is
+ * gone (analyzerpi deletes its WAVs) has nobody left to rewrite it; checking their time would
+ * only refuse good audio after a power cut, which may take back a time the file system had not
+ * yet made durable (test:powercut lost 6 to 15 soundscapes so: each copy's time came back 2 to 5
+ * ms earlier than queued). One lstat, no write; null for a reference (its name carries its
+ * identity), such a file, or one that cannot be read.
  */
-async function spooledMtime(spoolPath: string, sourcePath?: string): Promise<number | null> {
+async function spooledMtime(spoolPath: string): Promise<number | null> {
   if (isAudioReference(spoolPath)) return null;
-  const [st, source] = await Promise.all([lstat(spoolPath).catch(() => null), sourcePath === undefined ? null : lstat(sourcePath).catch(() => null)]);
-  if (!st || !source || st.ino !== source.ino || st.dev !== source.dev) return null;
-  return Math.floor(st.mtimeMs);
+  const st = await lstat(spoolPath).catch(() => null);
+  return st && st.nlink > 1 ? Math.floor(st.mtimeMs) : null;
 }
 
 /**

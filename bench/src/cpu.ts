@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { unitEnvironment } from './unit-options.js';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findFlacProgram } from '../../src/audio/flac-cli.js';
 import { loadNativeFlac } from '../../src/audio/flac-native.js';
@@ -28,7 +28,8 @@ import { SOUNDSCAPE_SECONDS } from './workload.js';
  *   sequential, nothing durable. Counted from its `go` to its `done`: its start-up is not
  *   counted (it lives inside the analyzer, which loaded its modules long before);
  * - the agent, `station-agent run` (results mode, production defaults, `upload.flacEncoder`
- *   auto) in the systemd unit's environment, everything counted: the box holds it from before
+ *   auto) in the systemd unit's environment with the compile cache that bin/station-agent
+ *   turns on under it, everything counted: the box holds it from before
  *   `exec` (a shell that waits for a line, then execs node), so start-up, config sync, ingest,
  *   the durable queue, FLAC (in its process, or its `flac` children, in the box too) and the
  *   uploads are all in, until the service has stored the last detection. The recordings are
@@ -168,7 +169,11 @@ export function cpuOf(box: PiBox | null, child: Child): number {
 
 async function runAgent(side: Side & { profileDir: string | null }): Promise<SideResult> {
   const cfg = writeAgentConfig({ dir: side.dir, serviceUrl: side.service.url });
-  const env = unitEnvironment();
+  // As a station runs it: bin/station-agent under systemd turns Node's compile cache on in
+  // the state directory (STATE_DIRECTORY/compile-cache), which the first start below fills
+  // and the counted restart reads, as a station's reboot after its first start does.
+  const compileCache = path.join(side.dir, 'compile-cache');
+  const env = { ...unitEnvironment(), NODE_COMPILE_CACHE: compileCache };
   // The station's first start, measured apart: a new queue (its migrations) and a config
   // never validated before (a child process validates it, validate-apart.ts). A station
   // pays it once after its installation or a config change; every later start (a reboot,
@@ -214,12 +219,23 @@ async function runAgent(side: Side & { profileDir: string | null }): Promise<Sid
         nodeProcessCpuSec: own,
         flacChildrenCpuSec: own !== null && withChildren !== null ? withChildren - own : null,
         cpuProfileDir: side.profileDir,
-        environment: 'the systemd unit\'s (unit-options.ts)',
+        environment: 'the systemd unit\'s (unit-options.ts), with the compile cache bin/station-agent sets under it',
+        // The compile cache's entries after the run: none would mean the restart compiled every module again.
+        compileCacheFiles: countFiles(compileCache),
       },
     };
   } finally {
     // SIGTERM: the agent stops cleanly (and writes its --cpu-prof profile).
     await agent.stop(30_000);
+  }
+}
+
+/** Files under a folder, at any depth (Node keeps its compile cache in a subfolder per version); 0 when it is missing. */
+function countFiles(dir: string): number {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+  } catch {
+    return 0;
   }
 }
 
@@ -238,8 +254,8 @@ function startBoxed(box: PiBox | null, env: NodeJS.ProcessEnv, nodeFlags: string
 
 /** The start-up's forms on the new runtime (queue-scale.ts times the CLI's commands in the same ones). */
 const RESTART_FORMS = [
-  { id: 'bundle', name: 'the bundle (what ships), no compile cache', main: CLI_MAIN, cache: false },
-  { id: 'bundleCached', name: 'the bundle with the compile cache', main: CLI_MAIN, cache: true },
+  { id: 'bundle', name: 'the bundle, no compile cache', main: CLI_MAIN, cache: false },
+  { id: 'bundleCached', name: 'the bundle with the compile cache (what ships)', main: CLI_MAIN, cache: true },
   { id: 'modulesCached', name: "tsc's modules with the compile cache", main: CLI_MODULES_MAIN, cache: true },
   { id: 'modules', name: "tsc's modules without it", main: CLI_MODULES_MAIN, cache: false },
   { id: 'bundleCachedTurbofan', name: 'the bundle with the compile cache, TurboFan on (no --no-opt)', main: CLI_MAIN, cache: true, turbofan: true },

@@ -119,6 +119,8 @@ describe('npm run bench (tiny sizes)', () => {
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ recordings: 1, detectionsPerRecording: 2 });
     // The counted run is a restart: the first start (queue created, config validated in a child) is measured apart.
     expect(byId.get('cpu.agentPerRecording')!.detail).toMatchObject({ firstStartCpuSec: expect.any(Number), startupCpuSec: expect.any(Number) });
+    // ... with Node's compile cache, as bin/station-agent runs it under systemd: the first start filled it.
+    expect(byId.get('cpu.agentPerRecording')!.detail!.compileCacheFiles).toBeGreaterThan(0);
     for (const id of ['cpu.baselinePerRecording', 'cpu.agentPerRecording', 'cpu.baselinePerMinute', 'cpu.agentPerMinute', 'cpu.agentFirstStart', 'cpu.baselineFlacKb', 'cpu.agentFlacKb', 'cpu.agentStartup', 'cpu.agentPastStartupPerRecording']) {
       expect(byId.get(id)!.value, id).toBeGreaterThan(0);
     }
